@@ -14,7 +14,6 @@ from controller import __version__
 SUBCOMMANDS = (
     "replay",
     "rules",
-    "simulate",
 )
 
 

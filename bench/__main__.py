@@ -1,0 +1,20 @@
+"""python -m bench [NAME] [ARGS...]: run one benchmark (default: engine)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHMARKS = ("engine",)
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    name = args.pop(0) if args and not args[0].startswith("-") else "engine"
+    if name not in BENCHMARKS:
+        sys.exit(f"unknown benchmark {name!r}: choose from {', '.join(BENCHMARKS)}")
+    importlib.import_module(f"bench.{name}").main(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Engine speed: hands per second of `croupier simulate` in one process, and the
+median time the engine takes per event.
+
+    python -m bench engine [--hands N] [--rules P ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from controller import rules
+from controller.engine.round import Phase
+from controller.engine.table import Table
+from sim.shoe import VirtualShoe
+from sim.simulate import play
+from sim.strategy import Strategy
+
+
+def event_times(profile_name: str, rounds: int, seed: int = 7) -> list[float]:
+    """Seconds each engine event took (bet, close, card, action, insurance), one by one."""
+    profile = rules.shipped(profile_name)
+    table = Table(profile, max(1, profile.min_boxes))
+    shoe = VirtualShoe(profile.decks, profile.penetration, random.Random(seed))
+    strategy = Strategy(profile)
+    clock = time.perf_counter_ns
+    times: list[float] = []
+    stake = profile.table_min
+    table.new_shoe()
+    for _ in range(profile.burn):
+        table.burn(shoe.draw())
+    for _ in range(rounds):
+        for b in range(1, table.boxes + 1):
+            if b <= max(1, profile.min_boxes):
+                t0 = clock()
+                table.bet(b, f"box{b}", stake)
+                times.append(clock() - t0)
+        t0 = clock()
+        table.close_bets()
+        times.append(clock() - t0)
+        r = table.round
+        assert r is not None
+        while not r.over:
+            if r.phase is Phase.INSURANCE:
+                t0 = clock()
+                table.close_insurance()
+            elif r.phase is Phase.PLAYERS:
+                if r.offer_box >= 0:
+                    t0 = clock()
+                    table.action(r.boxes[r.offer_box].number, "refuse_card")
+                else:
+                    action = strategy.decide(r)
+                    if action == "card":
+                        card = shoe.draw()
+                        t0 = clock()
+                        table.card(card)
+                    else:
+                        box = r.boxes[r.turn].number
+                        t0 = clock()
+                        table.action(box, action)
+            else:
+                card = shoe.draw()
+                t0 = clock()
+                table.card(card)
+            times.append(clock() - t0)
+        table.bets.clear()
+        if table.shoe.cut_reached:
+            shoe.shuffle()
+            table.new_shoe()
+            for _ in range(profile.burn):
+                table.burn(shoe.draw())
+    return [t / 1e9 for t in times]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench engine")
+    parser.add_argument("--hands", type=int, default=1_000_000)
+    parser.add_argument("--rules", nargs="+", default=["ref-peek", "ref-enhc", "fr-classic"])
+    parser.add_argument("--repeat", type=int, default=3, help="best of N runs")
+    args = parser.parse_args(argv)
+    title = f"hands/s (best of {args.repeat})"
+    print(f"{'profile':<12} {'boxes':>5} {title:>22} {'event p50 us':>13}")
+    for name in args.rules:
+        profile = rules.shipped(name)
+        best = 0.0
+        boxes = 0
+        for i in range(args.repeat):
+            tally = play(profile, args.hands, f"bench:{i}")
+            best = max(best, tally.hands / tally.seconds)
+            boxes = max(1, profile.min_boxes)
+        per_event = event_times(name, 50_000)
+        p50 = statistics.median(per_event) * 1e6
+        print(f"{name:<12} {boxes:>5} {best:>22,.0f} {p50:>13.2f}")
+
+
+if __name__ == "__main__":
+    main()

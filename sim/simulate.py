@@ -1,0 +1,148 @@
+"""`croupier simulate`: basic strategy through the table's own engine.
+
+Hands are played in chunks, each from its own seeded shoe sequence, so the
+result depends on (seed, hands) and not on how many processes share the work.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+from multiprocessing import get_context
+
+from controller.engine.profile import RuleProfile
+from controller.engine.round import Phase
+from controller.engine.table import Table
+from sim.shoe import VirtualShoe
+from sim.strategy import Strategy
+
+CHUNK = 200_000  # hands per independently seeded chunk
+ONE = Decimal(1)
+
+
+@dataclass
+class Tally:
+    """Sums over played rounds; every stake is one unit per box."""
+
+    hands: int = 0
+    rounds: int = 0
+    net: float = 0.0  # the players' total net, in units (statistics only, not money)
+    net_sq: float = 0.0  # sum over rounds of (round net)^2
+    bets_sq: float = 0.0  # sum over rounds of (units bet)^2
+    net_bets: float = 0.0  # sum over rounds of net * units bet
+    seconds: float = 0.0
+
+    def add(self, other: Tally) -> None:
+        for name in ("hands", "rounds", "net", "net_sq", "bets_sq", "net_bets", "seconds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    @property
+    def house_edge_pct(self) -> float:
+        return -100.0 * self.net / self.hands if self.hands else 0.0
+
+    @property
+    def stderr_pct(self) -> float:
+        """Standard error of the edge: a ratio estimator over rounds, as boxes in a round
+        are correlated."""
+        n = self.rounds
+        if n < 2 or not self.hands:
+            return 0.0
+        mean_bet = self.hands / n
+        edge = self.net / self.hands
+        # Variance of (net_i - edge * bet_i) over rounds.
+        resid = self.net_sq - 2 * edge * self.net_bets + edge * edge * self.bets_sq
+        var = max(resid / (n - 1), 0.0)
+        return 100.0 * math.sqrt(var / n) / mean_bet
+
+
+def boxes_for(profile: RuleProfile) -> int:
+    """Play the fewest boxes the profile lets a round start with."""
+    return max(1, profile.min_boxes)
+
+
+def play(profile: RuleProfile, hands: int, seed: str, boxes: int | None = None) -> Tally:
+    """Play `hands` initial hands (boxes x rounds) of basic strategy; return the tally."""
+    rng = random.Random(seed)
+    nboxes = boxes or boxes_for(profile)
+    strategy = Strategy(profile)
+    decide = strategy.decide
+    table = Table(profile, max(nboxes, profile.min_boxes))
+    shoe = VirtualShoe(profile.decks, profile.penetration, rng)
+    draw = shoe.draw
+    stake = max(ONE, profile.table_min)
+    unit = float(stake)
+    box_numbers = list(range(1, nboxes + 1))
+    tally = Tally()
+    started = time.perf_counter()
+    need_shoe = True
+    deal, dealer, players, insurance = Phase.DEAL, Phase.DEALER, Phase.PLAYERS, Phase.INSURANCE
+    while tally.hands < hands:
+        if need_shoe:
+            shoe.shuffle()
+            table.new_shoe()
+            for _ in range(profile.burn):
+                table.burn(draw())
+            need_shoe = False
+        for b in box_numbers:
+            table.bet(b, f"box{b}", stake)
+        table.close_bets()
+        r = table.round
+        assert r is not None
+        while not r.over:
+            phase = r.phase
+            if phase is deal or phase is dealer:
+                table.card(draw())
+            elif phase is players:
+                if r.offer_box >= 0:
+                    table.action(r.boxes[r.offer_box].number, "refuse_card")
+                    continue
+                action = decide(r)
+                if action == "card":
+                    table.card(draw())
+                else:
+                    table.action(r.boxes[r.turn].number, action)
+            elif phase is insurance:
+                table.close_insurance()
+        outcome = r.outcome
+        assert outcome is not None
+        net = -float(outcome.house_net) / unit
+        tally.hands += nboxes
+        tally.rounds += 1
+        tally.net += net
+        tally.net_sq += net * net
+        tally.bets_sq += nboxes * nboxes
+        tally.net_bets += net * nboxes
+        # A pushed stake left on the layout (000) is taken back: every round bets afresh.
+        table.bets.clear()
+        if table.shoe.cut_reached:
+            need_shoe = True
+    tally.seconds = time.perf_counter() - started
+    return tally
+
+
+def _chunk(args: tuple[RuleProfile, int, str]) -> Tally:
+    return play(*args)
+
+
+def simulate(profile: RuleProfile, hands: int, seed: int, jobs: int = 1) -> Tally:
+    chunks = []
+    left, index = hands, 0
+    while left > 0:
+        size = min(CHUNK, left)
+        chunks.append((profile, size, f"{seed}:{index}"))
+        left -= size
+        index += 1
+    total = Tally()
+    started = time.perf_counter()
+    if jobs <= 1 or len(chunks) == 1:
+        for c in chunks:
+            total.add(_chunk(c))
+    else:
+        with get_context("fork").Pool(jobs) as pool:
+            for t in pool.imap(_chunk, chunks):
+                total.add(t)
+    total.seconds = time.perf_counter() - started
+    return total
