@@ -695,7 +695,21 @@ class Round:
 
     def _finish(self, out: Ops) -> None:
         """Turn every hidden card over, then settle."""
-        self._show_hole(out)
+        self._show_all(out)
+        total = self.dealer_total
+        out.append(
+            ops.DealerDone(self.number, total, len(self.dealer) == 2 and total == 21, total > 21)
+        )
+        self.phase = SETTLED
+        self.over = True
+        self.undo = None
+        self.outcome = settle(self.p, self.number, self.boxes, self.dealer)
+        out.append(ops.RoundSettled(self.number, self.outcome))
+
+    def _show_all(self, out: Ops) -> None:
+        """The round is over: the hole card and every face-down card turn over."""
+        if len(self.dealer) > 1:
+            self._show_hole(out)
         for box in self.boxes:
             for hand in box.hands:
                 if hand.hidden:
@@ -707,17 +721,8 @@ class Round:
                                     self.number, box.number, hand.number, i, hand.cards[i]
                                 )
                             )
-                    if hand.hard > 21:
+                    if hand.hard > 21 and not self.over:
                         out.append(ops.HandBust(self.number, box.number, hand.number, hand.hard))
-        total = self.dealer_total
-        out.append(
-            ops.DealerDone(self.number, total, len(self.dealer) == 2 and total == 21, total > 21)
-        )
-        self.phase = SETTLED
-        self.over = True
-        self.undo = None
-        self.outcome = settle(self.p, self.number, self.boxes, self.dealer)
-        out.append(ops.RoundSettled(self.number, self.outcome))
 
     # ------------------------------------------------------------------- void
     def verify_void(self) -> None:
@@ -726,11 +731,14 @@ class Round:
 
     def void(self, reason: str) -> Ops:
         self.verify_void()
+        out: Ops = []
+        self._show_all(out)  # the cards are collected face up; the outcome shows them all
         self.phase = VOIDED
         self.over = True
         self.undo = None
         self.outcome = void_outcome(self.number, self.boxes, self.dealer, reason)
-        return self._done([ops.RoundVoided(self.number, reason, self.outcome)])
+        out.append(ops.RoundVoided(self.number, reason, self.outcome))
+        return self._done(out)
 
     def _done(self, out: Ops) -> Ops:
         """Log the records. Any event after a card ends the chance to call it mistaken."""
