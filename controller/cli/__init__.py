@@ -12,8 +12,10 @@ from controller import __version__
 
 # Module names under controller.cli, in the order `croupier --help` lists them.
 SUBCOMMANDS = (
+    "sim",
     "replay",
     "rules",
+    "check_config",
 )
 
 
