@@ -85,3 +85,24 @@ class EmbeddedBroker:
             except RuntimeError:
                 return  # the loop already ended
             self._thread.join(timeout=5)
+
+
+def main() -> None:
+    """python -m controller.broker [PORT [WS_PORT]]: the embedded broker on its own."""
+    import signal
+    import sys
+
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 1883
+    ws_port = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    broker = EmbeddedBroker(EmbeddedSection(port=port, ws_port=ws_port))
+    broker.start()
+    print(f"embedded broker on 127.0.0.1:{port}", flush=True)
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    signal.signal(signal.SIGINT, lambda *_: done.set())
+    done.wait()
+    broker.stop()
+
+
+if __name__ == "__main__":
+    main()

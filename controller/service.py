@@ -177,18 +177,27 @@ class Service:
     def every(self, delay: float, timer: Timer) -> None:
         heapq.heappush(self._timers, (time.monotonic() + delay, next(self._order), timer))
 
-    def run(self) -> None:
-        self.running = True
+    def start(self) -> None:
+        """Start the drivers and the MQTT client (`run` does it)."""
         for driver in self.drivers.all():
             driver.start(self.put)
         if self.link is not None:
             self.link.start()
+
+    def run(self) -> None:
+        self.running = True
+        self.start()
         self.every(60.0, self._prune)
         try:
             while self.running:
                 self._iteration()
         finally:
             self._shutdown()
+
+    def drain(self) -> None:
+        """Take everything queued now, without timers (for tests and tools)."""
+        while not self.queue.empty():
+            self._iteration_items([self.queue.get_nowait()])
 
     def _iteration(self) -> None:
         if self.exit_when_idle and self.pump.idle():
@@ -207,6 +216,9 @@ class Service:
                 items.append(self.queue.get_nowait())
             except queue.Empty:
                 break
+        self._iteration_items(items)
+
+    def _iteration_items(self, items: list[DriverEvent | LinkEvent | _Stop]) -> None:
         inputs: list[Record] = []
         for item in items:
             if isinstance(item, DRIVER_RECORDS):
