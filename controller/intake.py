@@ -20,8 +20,11 @@ from controller.engine.money import fmt
 from drivers.interfaces import BetSeen, CardRead, DriverEvent, PanelPress, SensorFault
 
 DECISIONS = ("stand", "double", "split", "surrender", "take_card", "refuse_card")
-PLAIN = {"close_bets": "close_bets", "close_insurance": "close_insurance",
-         "misdeal_card": "misdeal_card"}  # fmt: skip
+PLAIN = {
+    "close_bets": "close_bets",
+    "close_insurance": "close_insurance",
+    "misdeal_card": "misdeal_card",
+}
 
 
 def player_at(box: int, spot: int) -> str:

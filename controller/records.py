@@ -31,11 +31,21 @@ Record = DriverEvent | PitCommand
 def encode(record: Record) -> dict[str, Any]:
     match record:
         case CardRead(card, confidence, source, frame):
-            return {"kind": "card_read", "card": card, "confidence": confidence,
-                    "source": source, "frame": frame}  # fmt: skip
+            return {
+                "kind": "card_read",
+                "card": card,
+                "confidence": confidence,
+                "source": source,
+                "frame": frame,
+            }
         case BetSeen(box, spot, amount, kind):
-            return {"kind": "bet_seen", "box": box, "spot": spot, "amount": str(amount),
-                    "spot_kind": kind}  # fmt: skip
+            return {
+                "kind": "bet_seen",
+                "box": box,
+                "spot": spot,
+                "amount": str(amount),
+                "spot_kind": kind,
+            }
         case PanelPress(button, box, card, reason):
             return {"kind": "panel", "button": button, "box": box, "card": card, "reason": reason}
         case SensorFault(device, detail, box):

@@ -68,8 +68,13 @@ class TableView:
 
 
 class Service:
-    def __init__(self, config: Config, drivers: DriverSet, broker: BrokerAddress | None,
-                 meta: dict[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        config: Config,
+        drivers: DriverSet,
+        broker: BrokerAddress | None,
+        meta: dict[str, str] | None = None,
+    ) -> None:
         """`broker` None: no MQTT at all (the outbox only fills; tests and tools)."""
         self.config = config
         self.table_id = config.table.id
@@ -104,8 +109,11 @@ class Service:
 
     # ------------------------------------------------------------- the state
     def _check_meta(self, extra: dict[str, str]) -> None:
-        wanted = {"table": self.table_id, "rules": self.config.table.rules,
-                  "boxes": str(self.config.table.boxes or "")} | extra  # fmt: skip
+        wanted = {
+            "table": self.table_id,
+            "rules": self.config.table.rules,
+            "boxes": str(self.config.table.boxes or ""),
+        } | extra
         have = self.store.meta()
         if not have.get("table"):
             self.store.set_meta(wanted)
@@ -133,9 +141,13 @@ class Service:
             r = self.table.round
             log.info(
                 "journal replayed",
-                extra={"records": count, "round": self.table.rounds,
-                       "in_play": bool(r and not r.over), "regenerated": len(self.pending)},
-            )  # fmt: skip
+                extra={
+                    "records": count,
+                    "round": self.table.rounds,
+                    "in_play": bool(r and not r.over),
+                    "regenerated": len(self.pending),
+                },
+            )
         self._flush()
 
     def _process(self, seq: int, record: Record) -> list[Message]:
@@ -154,8 +166,15 @@ class Service:
             operations = self.table.apply(parse_event(event))
         except TableError as exc:
             foreign = isinstance(exc, ShoeError) and event["type"] in ("card", "burn")
-            return [self._alert(seq, "foreign_card" if foreign else "refused", str(exc),
-                                event.get("box"), event=event)]  # fmt: skip
+            return [
+                self._alert(
+                    seq,
+                    "foreign_card" if foreign else "refused",
+                    str(exc),
+                    event.get("box"),
+                    event=event,
+                )
+            ]
         for op in operations:
             if isinstance(op, ops.ShoeStarted):
                 self.view.shoes += 1

@@ -45,8 +45,10 @@ def render(view: TableView) -> Group:
         f"  outbox {view.backlog}  seq {view.seq}",
     )
     dealer = state.get("dealer", {"cards": [], "total": 0})
-    lines: list[Any] = [head, Text.assemble(("dealer ", "bold"), cards_text(dealer["cards"]),
-                                            f"  ({dealer['total']})")]  # fmt: skip
+    lines: list[Any] = [
+        head,
+        Text.assemble(("dealer ", "bold"), cards_text(dealer["cards"]), f"  ({dealer['total']})"),
+    ]
     lines.append(_boxes(state))
     lines.append(_expecting(view, state))
     for alert in list(view.alerts)[-3:]:
@@ -68,8 +70,12 @@ def _boxes(state: dict[str, Any]) -> Grid:
         hands = Text(" | ").join(
             Text.assemble(cards_text(h["cards"]), f" ({h.get('total', '?')})") for h in box["hands"]
         )
-        grid.add_row(str(box["box"]), stakes + (f"  ins {insured}" if insured else ""), hands,
-                     results.get(box["box"], ""))  # fmt: skip
+        grid.add_row(
+            str(box["box"]),
+            stakes + (f"  ins {insured}" if insured else ""),
+            hands,
+            results.get(box["box"], ""),
+        )
     if state["bets"]:
         grid.add_row(
             "bets", ", ".join(f"{b['player']} {b['amount']}" for b in state["bets"]), "", ""
@@ -83,8 +89,9 @@ def _expecting(view: TableView, state: dict[str, Any]) -> Text:
     e = state["expecting"]
     what = e["what"]
     if what in ("action", "offer"):
-        return Text(f"waiting: box {e['box']} hand {e['hand']}: {', '.join(e['actions'])}",
-                    style="bold")  # fmt: skip
+        return Text(
+            f"waiting: box {e['box']} hand {e['hand']}: {', '.join(e['actions'])}", style="bold"
+        )
     return Text(f"waiting: {what}", style="bold")
 
 

@@ -55,7 +55,16 @@ def build(config: Config, offline: bool = False) -> SimRun:
         service.exit_when_idle = True
 
     speed = None if sim.speed == "max" else float(sim.speed)
-    bots = SimTable(service.view, cards, sensors, panel, sim.seed, speed, sim.rounds,
-                    sim.mistake_rate, on_done=done)  # fmt: skip
+    bots = SimTable(
+        service.view,
+        cards,
+        sensors,
+        panel,
+        sim.seed,
+        speed,
+        sim.rounds,
+        sim.mistake_rate,
+        on_done=done,
+    )
     service.every(0.0, bots.step)
     return SimRun(service, bots, broker)

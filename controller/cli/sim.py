@@ -58,8 +58,12 @@ def configure(args: argparse.Namespace) -> Any:
     tls = None
     if args.ca_file or args.cert_file or args.key_file:
         tls = {"ca_file": args.ca_file, "cert_file": args.cert_file, "key_file": args.key_file}
-    mqtt: dict[str, Any] = {"broker": args.broker, "username": args.username,
-                            "password": args.password, "tls": tls}  # fmt: skip
+    mqtt: dict[str, Any] = {
+        "broker": args.broker,
+        "username": args.username,
+        "password": args.password,
+        "tls": tls,
+    }
     embedded = {"port": args.port, "ws_port": args.ws_port}
     if any(v is not None for v in embedded.values()):
         mqtt["embedded"] = {

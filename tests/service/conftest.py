@@ -136,8 +136,14 @@ class Received:
 class Subscriber:
     """A display: subscribes to a table's topics and checks every message's schema."""
 
-    def __init__(self, port: int, table: str, client_id: str | None = None,
-                 clean: bool = True, topics: str = "#") -> None:  # fmt: skip
+    def __init__(
+        self,
+        port: int,
+        table: str,
+        client_id: str | None = None,
+        clean: bool = True,
+        topics: str = "#",
+    ) -> None:
         self.table = table
         self.prefix = f"{ROOT}/{table}/"
         self.messages: list[Received] = []

@@ -45,9 +45,21 @@ def reference(broker: BrokerProcess, tmp: Path, table: str, rounds: int) -> dict
     sub = Subscriber(broker.port, table)
     started = time.monotonic()
     try:
-        proc = start_sim("--rounds", str(rounds), "--speed", "max", "--seed", SEED,
-                         "--broker", broker.url, "--table", table,
-                         "--state-dir", str(tmp / f"{table}-state"), log=tmp / f"{table}.log")  # fmt: skip
+        proc = start_sim(
+            "--rounds",
+            str(rounds),
+            "--speed",
+            "max",
+            "--seed",
+            SEED,
+            "--broker",
+            broker.url,
+            "--table",
+            table,
+            "--state-dir",
+            str(tmp / f"{table}-state"),
+            log=tmp / f"{table}.log",
+        )
         assert proc.wait(timeout=300) == 0, (tmp / f"{table}.log").read_text()[-3000:]
         reference.seconds = time.monotonic() - started  # type: ignore[attr-defined]
         sub.wait_for(lambda: len(outcomes_by_id(sub)) >= rounds, 30, "the reference outcomes")
@@ -64,8 +76,20 @@ def test_kill_9_at_twenty_random_moments(
     sub = subscribe(broker.port, "crash")
     state = tmp_path / "crash-state"
     log = tmp_path / "crash.log"
-    args = ("--rounds", str(ROUNDS), "--speed", "max", "--seed", SEED, "--broker", broker.url,
-            "--table", "crash", "--state-dir", str(state))  # fmt: skip
+    args = (
+        "--rounds",
+        str(ROUNDS),
+        "--speed",
+        "max",
+        "--seed",
+        SEED,
+        "--broker",
+        broker.url,
+        "--table",
+        "crash",
+        "--state-dir",
+        str(state),
+    )
     # Kill moments spread over the run, whatever this machine's speed: some during
     # start-up and replay, most while dealing; the last run still has rounds to play.
     dealing = max(0.5, reference.seconds - 0.5)  # type: ignore[attr-defined]
@@ -104,9 +128,21 @@ def test_broker_outage_of_ten_seconds_loses_no_outcome(
     rounds = 150
     # A display with a persistent session: the broker keeps its subscription and queue.
     sub = subscribe(fresh_broker.port, "outage", client_id="display-outage", clean=False)
-    proc = start_sim("--rounds", str(rounds), "--speed", "max", "--seed", SEED,
-                     "--broker", fresh_broker.url, "--table", "outage",
-                     "--state-dir", str(tmp_path / "state"), log=tmp_path / "sim.log")  # fmt: skip
+    proc = start_sim(
+        "--rounds",
+        str(rounds),
+        "--speed",
+        "max",
+        "--seed",
+        SEED,
+        "--broker",
+        fresh_broker.url,
+        "--table",
+        "outage",
+        "--state-dir",
+        str(tmp_path / "state"),
+        log=tmp_path / "sim.log",
+    )
     sub.wait_for(lambda: len(outcomes_by_id(sub)) >= 15, 60, "the first outcomes")
     fresh_broker.stop()
     before = len(outcomes_by_id(sub))

@@ -30,9 +30,21 @@ def run_200(
     """A 200-round sim watched from its start by one subscriber."""
     tmp = tmp_path_factory.mktemp("run200")
     sub = Subscriber(broker.port, "t200")
-    proc = start_sim("--rounds", str(ROUNDS), "--speed", "max", "--seed", "11",
-                     "--broker", broker.url, "--table", "t200",
-                     "--state-dir", str(tmp / "state"), log=tmp / "sim.log")  # fmt: skip
+    proc = start_sim(
+        "--rounds",
+        str(ROUNDS),
+        "--speed",
+        "max",
+        "--seed",
+        "11",
+        "--broker",
+        broker.url,
+        "--table",
+        "t200",
+        "--state-dir",
+        str(tmp / "state"),
+        log=tmp / "sim.log",
+    )
     assert proc.wait(timeout=240) == 0, (tmp / "sim.log").read_text()[-3000:]
     sub.wait_for(lambda: len(outcomes_by_id(sub)) >= ROUNDS, 30, f"{ROUNDS} outcomes")
     yield sub, tmp
@@ -52,8 +64,11 @@ def test_events_are_numbered_without_gaps(run_200: tuple[Subscriber, Path]) -> N
     seqs = [m.payload["seq"] for m in sub.on("events")]
     assert seqs == list(range(1, len(seqs) + 1))
     assert all(m.payload["event_id"] == f"t200:{m.payload['seq']}" for m in sub.on("events"))
-    settled = {m.payload["round"]: m.payload["seq"] for m in sub.on("events")
-               if m.payload["type"] == "round_settled"}  # fmt: skip
+    settled = {
+        m.payload["round"]: m.payload["seq"]
+        for m in sub.on("events")
+        if m.payload["type"] == "round_settled"
+    }
     assert {o.payload["round"]: o.payload["seq"] for o in sub.on("outcome")} == settled
 
 
@@ -81,8 +96,19 @@ def slow_sim(
     broker: BrokerProcess, tmp_path: Path, subscribe: Callable[..., Subscriber]
 ) -> Iterator[tuple[subprocess.Popen[bytes], Subscriber]]:
     sub = subscribe(broker.port, "tkill")
-    proc = start_sim("--speed", "20", "--seed", "5", "--broker", broker.url, "--table", "tkill",
-                     "--state-dir", str(tmp_path / "state"), log=tmp_path / "sim.log")  # fmt: skip
+    proc = start_sim(
+        "--speed",
+        "20",
+        "--seed",
+        "5",
+        "--broker",
+        broker.url,
+        "--table",
+        "tkill",
+        "--state-dir",
+        str(tmp_path / "state"),
+        log=tmp_path / "sim.log",
+    )
     sub.wait_for(
         lambda: any(m.payload["state"] == "online" for m in sub.on("status")), 15, "online"
     )
@@ -114,12 +140,17 @@ def test_status_turns_lost_after_kill_9(
 
 def _response(sub: Subscriber, transaction: str) -> dict[str, Any]:
     def found() -> bool:
-        return any(m.payload["transaction"] == transaction
-                   for m in sub.on("cmd/republish/response") + sub.on("cmd/void/response"))  # fmt: skip
+        return any(
+            m.payload["transaction"] == transaction
+            for m in sub.on("cmd/republish/response") + sub.on("cmd/void/response")
+        )
 
     sub.wait_for(found, 10, f"the response to {transaction}")
-    return next(m.payload for m in sub.on("cmd/republish/response") + sub.on("cmd/void/response")
-                if m.payload["transaction"] == transaction)  # fmt: skip
+    return next(
+        m.payload
+        for m in sub.on("cmd/republish/response") + sub.on("cmd/void/response")
+        if m.payload["transaction"] == transaction
+    )
 
 
 def test_republish_resends_events_from_a_seq(
@@ -131,8 +162,9 @@ def test_republish_resends_events_from_a_seq(
     sub.publish("cmd/republish", {"transaction": "r-1", "from_seq": 5})
     answer = _response(sub, "r-1")
     assert answer["ok"] and answer["from_seq"] == 5 and answer["to_seq"] >= before
-    sub.wait_for(lambda: [m.payload["seq"] for m in sub.on("events")].count(5) == 2, 10,
-                 "seq 5 again")  # fmt: skip
+    sub.wait_for(
+        lambda: [m.payload["seq"] for m in sub.on("events")].count(5) == 2, 10, "seq 5 again"
+    )
     copies = [m.payload for m in sub.on("events") if m.payload["seq"] == 5]
     assert copies[0] == copies[1]
     sub.publish("cmd/republish", {"transaction": "r-2", "from_seq": "five"})
@@ -154,8 +186,13 @@ def test_void_from_the_pit_is_journaled_and_settles_the_round(
     answer = _response(sub, "v-1")
     if answer["ok"]:
         number = answer["round"]
-        sub.wait_for(lambda: any(m.payload["round"] == number and m.payload.get("voided")
-                                 for m in sub.on("outcome")), 10, "the voided outcome")  # fmt: skip
+        sub.wait_for(
+            lambda: any(
+                m.payload["round"] == number and m.payload.get("voided") for m in sub.on("outcome")
+            ),
+            10,
+            "the voided outcome",
+        )
     else:  # the round settled by itself before the command arrived
         assert "already" in answer["error"]
     sub.publish("cmd/void", {"transaction": "v-2"})
@@ -169,9 +206,23 @@ def test_embedded_broker_serves_tcp_and_websockets(
     from paho.mqtt.enums import CallbackAPIVersion
 
     port, ws_port = free_port(), free_port()
-    proc = start_sim("--rounds", "4", "--speed", "30", "--seed", "3", "--port", str(port),
-                     "--ws-port", str(ws_port), "--table", "temb",
-                     "--state-dir", str(tmp_path / "state"), log=tmp_path / "sim.log")  # fmt: skip
+    proc = start_sim(
+        "--rounds",
+        "4",
+        "--speed",
+        "30",
+        "--seed",
+        "3",
+        "--port",
+        str(port),
+        "--ws-port",
+        str(ws_port),
+        "--table",
+        "temb",
+        "--state-dir",
+        str(tmp_path / "state"),
+        log=tmp_path / "sim.log",
+    )
     try:
         wait_port(port)
         sub = subscribe(port, "temb")
