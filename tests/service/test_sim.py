@@ -18,7 +18,7 @@ from tests.service.contract import validate
 
 
 def run(state: Path, rules: str, rounds: int, seed: int = 7) -> list[tuple[str, dict[str, Any]]]:
-    """Play `rounds` (in all, counting earlier runs on `state`) with no broker; every stored message."""
+    """Play up to round `rounds` (earlier runs on `state` count) offline; all stored messages."""
     config = override(
         Config(),
         "test",
