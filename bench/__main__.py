@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("engine",)
+BENCHMARKS = ("engine", "service")
 
 
 def main() -> None:
