@@ -123,16 +123,18 @@ def play(profile: RuleProfile, hands: int, seed: str, boxes: int | None = None) 
     return tally
 
 
-def _chunk(args: tuple[RuleProfile, int, str]) -> Tally:
+def _chunk(args: tuple[RuleProfile, int, str, int | None]) -> Tally:
     return play(*args)
 
 
-def simulate(profile: RuleProfile, hands: int, seed: int, jobs: int = 1) -> Tally:
+def simulate(
+    profile: RuleProfile, hands: int, seed: int, jobs: int = 1, boxes: int | None = None
+) -> Tally:
     chunks = []
     left, index = hands, 0
     while left > 0:
         size = min(CHUNK, left)
-        chunks.append((profile, size, f"{seed}:{index}"))
+        chunks.append((profile, size, f"{seed}:{index}", boxes))
         left -= size
         index += 1
     total = Tally()

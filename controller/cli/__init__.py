@@ -14,6 +14,7 @@ from controller import __version__
 SUBCOMMANDS = (
     "replay",
     "rules",
+    "simulate",
 )
 
 

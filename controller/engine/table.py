@@ -22,6 +22,7 @@ from .profile import RuleProfile
 from .round import Expect, Ops, Phase, Round
 from .shoe import ShoeCount
 
+_new = tuple.__new__  # records made without the Python-level __new__ (see round.py)
 _HOLDER = [f"box{n}" for n in range(10)]  # the box holder's player id per box
 _NO_BETS: dict[str, Decimal] = {}
 
@@ -100,7 +101,9 @@ class Table:
 
     # ---------------------------------------------------------------- betting
     def verify_bet(self, box: int, player: str, amount: Decimal) -> None:
-        self._betting("take bets")
+        r = self.round
+        if r is not None and not r.over:
+            self._betting("take bets")  # raises
         p = self.p
         if not 1 <= box <= self.boxes:
             raise BetRefused(f"there is no box {box}: this table has boxes 1 to {self.boxes}")
@@ -152,10 +155,12 @@ class Table:
                 del self.bets[box]
             return [ops.BetRemoved(box, player)]
         self.bets.setdefault(box, {})[player] = amount
-        return [ops.BetPlaced(box, player, amount)]
+        return [_new(ops.BetPlaced, (box, player, amount))]
 
     def verify_close_bets(self) -> list[int]:
-        self._betting("close bets")
+        r = self.round
+        if r is not None and not r.over:
+            self._betting("close bets")  # raises
         p = self.p
         if self.burns_due:
             raise ShoeError(
@@ -183,9 +188,10 @@ class Table:
     def close_bets(self) -> Ops:
         occupied = self.verify_close_bets()
         self.rounds += 1
-        self.round = Round(self.p, self.rounds, [(b, dict(self.bets[b])) for b in occupied])
+        # The stake dicts move into the round: the layout starts empty again.
+        self.round = Round(self.p, self.rounds, [(b, self.bets[b]) for b in occupied])
         self.bets = {}
-        out: Ops = [ops.BetsClosed(self.rounds, tuple(occupied))]
+        out: Ops = [_new(ops.BetsClosed, (self.rounds, tuple(occupied)))]
         self.round.log.extend(out)
         return out
 
