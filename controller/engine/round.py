@@ -87,9 +87,30 @@ def _plan(boxes: int, hole_card: bool) -> tuple[int, ...]:
 
 class Round:
     __slots__ = (
-        "boxes", "dealer", "dealer_aces", "dealer_hard", "discards", "entered", "hand_i",
-        "hole_shown", "insurance_done", "live", "log", "number", "offer", "offer_after",
-        "offer_box", "outcome", "over", "p", "phase", "plan", "plan_end", "step", "turn", "undo",
+        "boxes",
+        "dealer",
+        "dealer_aces",
+        "dealer_hard",
+        "discards",
+        "entered",
+        "hand_i",
+        "hole_shown",
+        "insurance_done",
+        "live",
+        "log",
+        "number",
+        "offer",
+        "offer_after",
+        "offer_box",
+        "outcome",
+        "over",
+        "p",
+        "phase",
+        "plan",
+        "plan_end",
+        "step",
+        "turn",
+        "undo",
         "waiting",
     )
 
