@@ -135,3 +135,10 @@ def test_simulate_refuses_bad_arguments():
     assert croupier("simulate", "--rules", "nope", "--hands", "10").returncode == 2
     done = croupier("simulate", "--rules", "be-casino", "--hands", "10", "--boxes", "1")
     assert done.returncode == 2 and "--boxes must be between 2 and 7" in done.stderr
+
+
+def test_docs_rules_md_is_the_output_of_rules_markdown():
+    done = croupier("rules", "--markdown")
+    assert done.returncode == 0
+    docs = Path(__file__).parent.parent / "docs" / "rules.md"
+    assert docs.read_text() == done.stdout, "run: croupier rules --markdown > docs/rules.md"
