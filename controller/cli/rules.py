@@ -18,7 +18,8 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("profile", nargs="?", help="profile name or .toml file")
     parser.add_argument(
-        "--markdown", action="store_true",
+        "--markdown",
+        action="store_true",
         help="every shipped profile side by side, as Markdown (docs/rules.md is this output)",
     )
     parser.set_defaults(handler=run)

@@ -91,6 +91,7 @@ class Round:
         "dealer",
         "dealer_aces",
         "dealer_hard",
+        "dealer_total",
         "discards",
         "entered",
         "hand_i",
@@ -125,6 +126,7 @@ class Round:
         self.dealer: list[str] = []
         self.dealer_hard = 0
         self.dealer_aces = False
+        self.dealer_total = 0  # best total, kept up to date by _dealer_add
         self.plan = _plan(len(self.boxes), profile.hole_card)
         self.plan_end = len(self.plan)
         self.step = 0
@@ -147,11 +149,6 @@ class Round:
     @property
     def up_card(self) -> str | None:
         return self.dealer[0] if self.dealer else None
-
-    @property
-    def dealer_total(self) -> int:
-        hard = self.dealer_hard
-        return hard + 10 if self.dealer_aces and hard <= 11 else hard
 
     def box(self, number: int) -> Box:
         for box in self.boxes:
@@ -297,9 +294,10 @@ class Round:
 
     def _dealer_add(self, card: str) -> None:
         self.dealer.append(card)
-        self.dealer_hard += VALUE[card]
+        hard = self.dealer_hard = self.dealer_hard + VALUE[card]
         if card[0] == "A":
             self.dealer_aces = True
+        self.dealer_total = hard + 10 if self.dealer_aces and hard <= 11 else hard
 
     def _after_deal(self, out: Ops) -> None:
         for box in self.boxes:
@@ -673,7 +671,8 @@ class Round:
     def _dealer_turn(self, out: Ops) -> None:
         self.phase = DEALER
         out.append(_new(ops.DealerTurn, (self.number,)))
-        self._show_hole(out)
+        if self.p.hole_card:
+            self._show_hole(out)
         # The hands are final now: see once what the dealer has to play against.
         live = waiting = False
         for box in self.boxes:
@@ -682,7 +681,7 @@ class Round:
             for hand in box.hands:
                 if hand.paid or hand.surrendered or (hand.hard > 21 and not hand.hidden):
                     continue
-                if hand.blackjack:
+                if hand.hard == 11 and hand.aces and hand.blackjack:
                     waiting = True
                 else:
                     live = True
@@ -745,7 +744,7 @@ class Round:
 
     def _show_all(self, out: Ops) -> None:
         """The round is over: the hole card and every face-down card turn over."""
-        if len(self.dealer) > 1:
+        if self.p.hole_card and len(self.dealer) > 1:
             self._show_hole(out)
         if not (self.p.player_closed_card or self.p.double_face_down):
             return  # no player card is ever dealt face down in this game
