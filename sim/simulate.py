@@ -7,6 +7,7 @@ result depends on (seed, hands) and not on how many processes share the work.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 import random
 import time
 from dataclasses import dataclass
@@ -79,7 +80,7 @@ def play(profile: RuleProfile, hands: int, seed: str, boxes: int | None = None) 
     rounds = 0
     net_sum = net_sq = net_bets = 0.0
     started = time.perf_counter()
-    draw = iter(()).__next__
+    draw: Callable[[], str] = iter(shoe.cards).__next__
     need_shoe = True
     while rounds * nboxes < hands:
         if need_shoe:
