@@ -7,9 +7,9 @@ result depends on (seed, hands) and not on how many processes share the work.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from multiprocessing import get_context
