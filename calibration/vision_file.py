@@ -127,8 +127,8 @@ def _from_arrays(meta: dict[str, Any], data: dict[str, Any]) -> VisionCalibratio
     if not (np.isfinite(rv).all() and np.isfinite(sv).all()):
         raise ValueError("templates contain non-finite numbers")
     geometry = ShoeGeometry(
-        frame_size=tuple(meta["geometry"]["frame_size"]),  # type: ignore[arg-type]
-        band=tuple(meta["geometry"]["band"]),  # type: ignore[arg-type]
+        frame_size=_pair(meta["geometry"]["frame_size"]),
+        band=_pair(meta["geometry"]["band"]),
         rank_height=int(meta["geometry"]["rank_height"]),
     ) if meta.get("geometry") else None
     if geometry is not None:
@@ -140,3 +140,8 @@ def _from_arrays(meta: dict[str, Any], data: dict[str, Any]) -> VisionCalibratio
         suit_vectors=sv, suit_labels=sl, thresholds=Thresholds(**meta["thresholds"]),
         geometry=geometry, checks=dict(meta.get("checks") or {}), created=str(meta["created"]),
     )
+
+
+def _pair(value: Any) -> tuple[int, int]:
+    a, b = value
+    return int(a), int(b)

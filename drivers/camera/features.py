@@ -8,13 +8,15 @@ feature so a narrow glyph is not confused with a wide one.
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.glyphs import FloatMap
 
-Vector = npt.NDArray[np.float32]
+Vector = npt.NDArray[Any]  # float32
 
 RANK_SIZE = (24, 32)  # width, height of the normalised rank glyph
 SUIT_SIZE = (24, 24)

@@ -47,12 +47,12 @@ def card_mask(gray: Image, min_short_side: float) -> Image:
     card wide), computed at half size because only outlines matter."""
     small = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA)
     block = int(max(31, min_short_side * 1.6)) | 1
+    # Blurred first so the grain of the felt does not pass the local test.
+    # The middle of a large card may fail it (its window is all card): that
+    # leaves a hole, and only the outer outline is used.
+    small = cv2.GaussianBlur(small, (5, 5), 0)
     mask = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
-                                 block, -12)
-    # Also keep what is bright overall: the middle of a large card sits in a
-    # window that is all card, where the local test alone leaves a hole.
-    bright = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1]
-    mask = cv2.bitwise_or(mask, cv2.bitwise_and(bright, cv2.dilate(mask, np.ones((9, 9)))))
+                                 block, -20)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     # Close gaps that a dark index or picture cuts in the card's rim.
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
@@ -71,10 +71,11 @@ def find_cards(gray: Image, short_side: tuple[float, float] = (60.0, 260.0)) -> 
             continue
         (cx, cy), (w, h), angle = cv2.minAreaRect(c)
         short, long_ = min(w, h), max(w, h)
-        if short < 0.85 * lo or short > 1.15 * hi:
-            # Still report big blobs of card-like area: two cards stuck together.
-            if not (short <= 2.3 * hi and area > lo * lo):
-                continue
+        # Out of the size range, but still reported when it could be two cards
+        # stuck together (a big blob of card-like area).
+        outside = short < 0.85 * lo or short > 1.15 * hi
+        if outside and not (short <= 2.3 * hi and area > lo * lo):
+            continue
         # The hull ignores notches a glyph or the picture cuts into the rim;
         # two cards stuck together still make a hull unlike one rectangle.
         solidity = cv2.contourArea(cv2.convexHull(c)) / max(w * h, 1.0)

@@ -143,12 +143,10 @@ def _suit_templates() -> tuple[list[np.ndarray], list[str]]:
 
 
 def _affine(ink: FloatMap, stretch: float, angle: float) -> FloatMap:
-    h, w = ink.shape
     pad = np.pad(ink, 8)
     c = (pad.shape[1] / 2, pad.shape[0] / 2)
     m = cv2.getRotationMatrix2D(c, angle, 1.0)
-    m[0] *= stretch
-    m[0, 2] += (stretch - 1) * 0  # stretch about the left edge; the box is re-cut below
+    m[0] *= stretch  # stretched about the left edge; the box is cut again below
     size = (math.ceil(pad.shape[1] * stretch) + 2, pad.shape[0])
     return ink_bbox(np.asarray(cv2.warpAffine(pad, m, size), np.float32))
 

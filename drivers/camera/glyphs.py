@@ -10,13 +10,16 @@ one global threshold, so uneven light and glare spots do not erase glyphs
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-Image = npt.NDArray[np.uint8]
-FloatMap = npt.NDArray[np.float32]
+# OpenCV's stubs type every returned array as "integer or floating", so the
+# image aliases say what an array holds in their names, not in their dtype.
+Image = npt.NDArray[Any]  # uint8, HxW or HxWx3 (BGR)
+FloatMap = npt.NDArray[Any]  # float32, HxW
 
 # Ink must be this much darker than the local paper, relative and absolute.
 INK_RATIO = 0.62
@@ -108,7 +111,7 @@ def ink_layer(patch: Image, glyph_size: int) -> InkLayer:
     g = gray.astype(np.float32)
     contrast = paper - g
     ink = np.clip(contrast / np.maximum(paper * (1.0 - INK_RATIO) * 2.0, 1.0), 0.0, 1.0)
-    mask = (
+    mask: Image = (
         (g < paper * INK_RATIO) & (contrast > INK_MIN_CONTRAST) & (paper > PAPER_MIN)
     ).astype(np.uint8)
     # Opening cuts thin lines (a printed card border, the blurred card edge)

@@ -247,3 +247,23 @@ def empty_geometry_frame(geometry: ShoeGeometry, level: int = 40) -> Image:
 def band_sharpness(band: Image) -> float:
     """Variance of the Laplacian: the usual focus measure."""
     return float(cv2.Laplacian(to_gray(band), cv2.CV_64F).var())
+
+
+def read_still(frame: Image, model: GlyphModel, geometry: ShoeGeometry) -> tuple[str | None,
+                                                                                  float]:
+    """Read one shoe frame on its own (no tracking): the card when every
+    index seen in the band agrees on one accepted card, else None."""
+    left, right = geometry.band
+    band = np.ascontiguousarray(frame[:, left:right])
+    reads = [model.read(i) for i in find_indices(band, geometry.rank_height)]
+    cards = {r.card for r in reads if r.card is not None}
+    if len(cards) != 1:
+        return None, 0.0
+    card = cards.pop()
+    # Another index in view that is read as something else, even unsurely,
+    # makes the frame ambiguous.
+    for r in reads:
+        raw = (r.rank.label or "?") + (r.suit.label or "?")
+        if r.card is None and raw != card and r.confidence >= CONFLICT_MIN:
+            return None, 0.0
+    return card, max(r.confidence for r in reads if r.card == card)

@@ -96,35 +96,46 @@ def draw_pip(img: Image, suit: str, cx: int, cy: int, size: int, colour: tuple[i
 
 
 def _index(face: Image, text: str, suit: str, colour: tuple[int, ...]) -> None:
-    """Rank and suit in the top left corner of a face (drawn on a BGR view)."""
+    """Rank and suit in the top left corner of a face (drawn on a BGR view):
+    the rank fitted into a 38 px high box (a ten is condensed to fit), the
+    suit under it."""
     font = cv2.FONT_HERSHEY_DUPLEX
-    scale = 1.25 if len(text) == 1 else 1.05
-    (tw, th), _ = cv2.getTextSize(text, font, scale, 3)
-    cx = 28
-    cv2.putText(face, text, (cx - tw // 2, 14 + th), font, scale, colour, 3, cv2.LINE_AA)
-    draw_pip(face, suit, cx, 14 + th + 26, 26, colour)
+    (tw, th), base = cv2.getTextSize(text, font, 3.0, 7)
+    mask = np.zeros((th + base + 20, tw + 20), np.uint8)
+    cv2.putText(mask, text, (10, th + 10), font, 3.0, 255, 7, cv2.LINE_AA)
+    ys, xs = np.nonzero(mask > 100)
+    glyph = mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    height = 38
+    width = min(40, round(glyph.shape[1] * height / glyph.shape[0]))
+    small = cv2.resize(glyph, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+    cx, top = 30, 14
+    x0 = cx - width // 2
+    roi = face[top : top + height, x0 : x0 + width].astype(np.float32)
+    a = (small / 255.0)[:, :, None]
+    face[top : top + height, x0 : x0 + width] = (roi * (1 - a) + np.array(colour) * a).astype(
+        np.uint8)
+    draw_pip(face, suit, cx, top + height + 20, 26, colour)
 
 
-def _pips(face: Image, rank: str, suit: str, colour: tuple[int, ...]) -> None:
+def _pips(face: Image, rank: str, suit: str, colour: tuple[int, ...], letter: str) -> None:
     w, h = face.shape[1], face.shape[0]
     n = {"A": 1, "T": 10}.get(rank, int(rank) if rank.isdigit() else 0)
     if rank in "JQK":
-        cv2.rectangle(face, (60, 70), (w - 60, h - 70), colour, 3, cv2.LINE_AA)
-        letter = {"J": "J", "Q": "Q", "K": "K"}[rank]
+        cv2.rectangle(face, (66, 76), (w - 66, h - 76), colour, 3, cv2.LINE_AA)
         cv2.putText(face, letter, (w // 2 - 38, h // 2 + 38), cv2.FONT_HERSHEY_TRIPLEX, 3.2,
                     colour, 6, cv2.LINE_AA)
         return
     if n == 1:
         draw_pip(face, suit, w // 2, h // 2, 90, colour)
         return
-    cols = [w // 2] if n <= 3 else [w // 2 - 50, w // 2 + 50]
+    cols = [w // 2] if n <= 3 else [w // 2 - 44, w // 2 + 44]
     per_col = -(-n // len(cols))
     placed = 0
     for col in cols:
         k = min(per_col, n - placed)
         for i in range(k):
             y = round(80 + (h - 160) * (i + 0.5) / k)
-            draw_pip(face, suit, col, y, 40, colour)
+            draw_pip(face, suit, col, y, 34, colour)
         placed += k
 
 
@@ -137,7 +148,7 @@ def house_deck(french: bool = False) -> Deck:
         labels.update({"A": "1", "K": "R", "Q": "D", "J": "V"})
     deck: Deck = {}
     for code in ALL_CARDS:
-        rank, suit = code
+        rank, suit = code[0], code[1]
         colour = RED if suit in "HD" else BLACK
         face = _blank()
         bgr = np.ascontiguousarray(face[:, :, :3])
@@ -147,7 +158,7 @@ def house_deck(french: bool = False) -> Deck:
         turned = np.ascontiguousarray(bgr[::-1, ::-1])
         _index(turned, labels.get(rank, rank), suit, colour)
         bgr[:] = turned[::-1, ::-1]
-        _pips(bgr, rank, suit, colour)
+        _pips(bgr, rank, suit, colour, labels.get(rank, rank))
         face[:, :, :3] = bgr
         deck[code] = face
     return deck

@@ -5,6 +5,7 @@ a card face in a frame under a slight perspective."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -13,6 +14,7 @@ import numpy.typing as npt
 from drivers.camera.glyphs import Image
 
 Points = npt.NDArray[np.float32]
+FloatImage = npt.NDArray[Any]  # float32 working copy of a frame
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,9 @@ class OpticsRange:
         glare = None
         if rng.random() < self.glare_chance:
             glare = (u((0.0, w)), u((0.0, h)), u(self.glare_sigma), u(self.glare_strength))
-        jpeg = int(rng.integers(self.jpeg[0], self.jpeg[1] + 1)) if rng.random() < self.jpeg_chance \
-            else None
+        jpeg = None
+        if rng.random() < self.jpeg_chance:
+            jpeg = int(rng.integers(self.jpeg[0], self.jpeg[1] + 1))
         return Optics(
             gain=u(self.gain), offset=u(self.offset), light_slope=u(self.light_slope),
             glare=glare, defocus=u(self.defocus),
@@ -135,7 +138,7 @@ def _add_glare(img: npt.NDArray[np.float32], glare: tuple[float, float, float, f
 def expose(frame: Image, optics: Optics, rng: np.random.Generator) -> Image:
     """Apply the camera conditions to a clean BGR frame."""
     h, w = frame.shape[:2]
-    img = frame.astype(np.float32)
+    img: FloatImage = frame.astype(np.float32)
     light = 1.0 + optics.light_slope * (np.arange(w, dtype=np.float32) / w - 0.5)
     img *= (optics.gain * light)[None, :, None]
     if optics.glare is not None:
@@ -149,11 +152,12 @@ def expose(frame: Image, optics: Optics, rng: np.random.Generator) -> Image:
         img = cv2.filter2D(img, -1, kernel)
     if optics.noise > 0:
         img += optics.noise * _unit_noise((h, w, 3), rng)
-    out = np.clip(img, 0, 255).astype(np.uint8)
+    out: Image = np.clip(img, 0, 255).astype(np.uint8)
     if optics.jpeg is not None:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, optics.jpeg])
-        if ok:
-            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        if decoded is not None:
+            out = decoded
     return out
 
 
@@ -162,8 +166,8 @@ def background(size: tuple[int, int], colour: tuple[int, int, int], seed: int,
     """A textured surface (felt, the shoe's ramp): colour plus soft blotches."""
     w, h = size
     rng = np.random.default_rng(seed)
-    noise = rng.normal(0.0, grain, (h // 8 + 1, w // 8 + 1)).astype(np.float32)
-    noise = cv2.resize(noise, (w, h), interpolation=cv2.INTER_CUBIC)
+    coarse = rng.normal(0.0, grain, (h // 8 + 1, w // 8 + 1)).astype(np.float32)
+    noise = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
     fine = rng.normal(0.0, grain / 3, (h, w)).astype(np.float32)
     img = np.array(colour, np.float32)[None, None, :] + (noise + fine)[:, :, None]
     return np.clip(img, 0, 255).astype(np.uint8)
