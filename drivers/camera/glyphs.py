@@ -251,38 +251,39 @@ def _suit_under(rbox: Box, others: list[int], boxes: dict[int, Box]) -> int | No
 
 
 def _suit_in_merged(layer: InkLayer, rbox: Box, group: list[int]) -> tuple[list[int], Box] | None:
-    """A suit glyph that touches artwork under it (the sceptre of a court
-    card): the top of a larger component right under the rank, cut at its
-    narrowest row, where the suit's point or stem meets the artwork."""
+    """A suit glyph joined to other ink: artwork under it (the sceptre of a
+    court card) or, in a blurred frame, a pip beside it. Only the columns
+    under the rank are kept, and the glyph is cut at its first narrow row
+    below its widest one, where a point or stem meets the artwork."""
     h, w = layer.labels.shape
-    for i in range(1, layer.stats.shape[0]):
-        if i in group:
+    x0, x1 = max(0, int(rbox.x - 0.15 * rbox.h)), min(w, int(rbox.x2 + 0.15 * rbox.h))
+    y0 = max(0, int(rbox.y2 - 0.08 * rbox.h))
+    y1 = min(h, int(rbox.y2 + 1.5 * rbox.h))
+    window = layer.labels[y0:y1, x0:x1]
+    for i in np.unique(window):
+        if i == 0 or i in group:
             continue
-        b = _box(layer.stats, i)
+        b = _box(layer.stats, int(i))
         if b.x <= 0 or b.y <= 0 or not (-0.08 * rbox.h <= b.y - rbox.y2 <= 0.6 * rbox.h):
             continue
-        if b.h < 0.9 * rbox.h or b.x2 < rbox.x or b.x > rbox.x2:
-            continue
-        x0, x1 = max(0, int(rbox.x - 0.3 * rbox.h)), min(w, int(rbox.x2 + 0.3 * rbox.h))
-        y1 = min(h, b.y + int(0.95 * rbox.h))
-        sub = layer.labels[b.y : y1, x0:x1] == i
+        sub = window == i
         widths = sub.sum(axis=1)
-        # Cut where the glyph first narrows to a neck below its widest row.
-        top = min(len(widths), int(0.6 * rbox.h))
-        if top < 3:
+        rows = np.nonzero(widths)[0]
+        if len(rows) < 3:
             continue
-        widest = int(np.argmax(widths[:top]))
+        first = int(rows[0])
+        top = min(len(widths), first + int(0.6 * rbox.h))
+        widest = first + int(np.argmax(widths[first:top]))
         neck = np.nonzero(widths[widest:] <= 0.35 * widths[widest])[0]
-        if len(neck) == 0:
-            continue
-        cut = widest + int(neck[0])
-        part = sub[:cut]
-        ys, xs = np.nonzero(part)
+        cut = widest + int(neck[0]) if len(neck) else min(len(widths), first + int(0.8 * rbox.h))
+        ys, xs = np.nonzero(sub[:cut])
         if len(xs) == 0:
             continue
-        sbox = Box(x0 + int(xs.min()), b.y + int(ys.min()), int(xs.max() - xs.min()) + 1,
+        sbox = Box(x0 + int(xs.min()), y0 + int(ys.min()), int(xs.max() - xs.min()) + 1,
                    int(ys.max() - ys.min()) + 1)
         if abs(sbox.cx - rbox.cx) > 0.45 * max(rbox.w, sbox.w) or sbox.w > 1.3 * rbox.h:
             continue
-        return [i], sbox
+        if not 0.25 * rbox.h <= sbox.h <= 0.95 * rbox.h:
+            continue
+        return [int(i)], sbox
     return None

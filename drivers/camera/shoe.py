@@ -93,6 +93,8 @@ PRESENCE_DELTA = 45.0
 PRESENCE_ON = 0.20  # fraction of band pixels to start a pass
 PRESENCE_OFF = 0.08  # below this for END_FRAMES frames ends the pass
 END_FRAMES = 2
+START_FRAMES = 2  # frames above PRESENCE_ON to start a pass (a glare flash is one)
+MIN_PASS_FRAMES = 4  # a pass shorter than this with no index is not a card
 MAX_STEP = 160.0  # largest downward move of an index between two frames, pixels
 TYPICAL_STEP = 55.0  # pixels per frame of a card pulled at a usual speed
 BACK_TOLERANCE = 6.0  # an index may seem to move up this much (jitter)
@@ -113,6 +115,8 @@ class ShoeReader:
         self._tracks: list[_Track] = []
         self._pass_start = 0
         self._last_frame = -1
+        self._rising = 0
+        self._pending: list[tuple[Image, int]] = []
 
     def band_of(self, frame: Image) -> Image:
         left, right = self.geometry.band
@@ -136,9 +140,18 @@ class ShoeReader:
         out: list[CardRead] = []
         if not self._in_pass:
             if frac < PRESENCE_ON:
+                self._rising = 0
+                self._pending = []
+                return out
+            self._rising += 1
+            self._pending.append((band, frame_index))
+            if self._rising < START_FRAMES:
                 return out
             self._in_pass, self._quiet, self._tracks = True, 0, []
-            self._pass_start = frame_index
+            self._pass_start = self._pending[0][1]
+            for old_band, old_index in self._pending[:-1]:
+                self._observe(old_band, old_index)
+            self._pending = []
         if frac < PRESENCE_OFF:
             self._quiet += 1
             if self._quiet >= END_FRAMES:
@@ -185,7 +198,10 @@ class ShoeReader:
         start, end = self._pass_start, self._last_frame
         tracks = [t for t in self._tracks if t.seen]
         self._tracks = []
+        self._rising, self._pending = 0, []
         if not tracks:
+            if end - start + 1 < MIN_PASS_FRAMES:
+                return []  # a flash of light on the empty ramp, not a card
             return [CardRead(None, 0.0, start, start, end, 0, "no_index")]
         # A lone detection in a pass that has a well-seen card is noise
         # (a glyph-like blot on the face), not a second card.
@@ -210,10 +226,11 @@ def _merge_same_card(reads: list[CardRead]) -> list[CardRead]:
                           keep.first_frame, keep.last_frame, twin.frames_read + r.frames_read)
         out[out.index(twin)] = merged
     # An unread track beside a read one in the same pass is usually the
-    # read card seen badly (entering or leaving the view): drop it.
+    # read card seen badly (entering or leaving the view): drop it. A pass
+    # with nothing read is one unreadable card, however many blots it showed.
     if any(r.card is not None for r in out):
-        out = [r for r in out if r.card is not None]
-    return out
+        return [r for r in out if r.card is not None]
+    return out[:1]
 
 
 def decide(track: _Track, start: int, end: int) -> CardRead:
@@ -227,9 +244,13 @@ def decide(track: _Track, start: int, end: int) -> CardRead:
     if not votes:
         return CardRead(None, 0.0, first, start, end, 0, "low_confidence")
     card = max(votes, key=lambda c: (len(votes[c]), sum(votes[c])))
-    others = [s for s in track.seen if s.raw != card and s.confidence >= CONFLICT_MIN]
     confs = votes[card]
-    if others:
+    # Any other accepted read is a conflict; unsure disagreeing frames are
+    # one only when they are as many as the agreeing ones.
+    accepted_other = len(votes) > 1
+    unsure_other = [s for s in track.seen if s.card is None and s.raw != card
+                    and s.confidence >= CONFLICT_MIN]
+    if accepted_other or len(unsure_other) >= len(confs):
         return CardRead(None, 0.0, first, start, end, len(confs), "conflict")
     combined = 1.0 - float(np.prod([1.0 - c for c in confs]))
     best = max((s for s in track.seen if s.card == card), key=lambda s: s.confidence)
