@@ -42,8 +42,9 @@ def test_calibrated_reads_perturbed_frames_without_misreads(name: str) -> None:
     assert correct / len(results) >= CALIBRATED_FLOOR[name]
 
 
-@pytest.mark.parametrize("name", ["npm-svg-cards", "npm-cardsjs", "house"])
+@pytest.mark.parametrize("name", ["npm-svg-cards", "npm-cardsjs", "house", "house-french"])
 def test_uncalibrated_never_guesses(name: str) -> None:
+    """Also on French indices (1 R D V), which only a calibration teaches."""
     model = generic_model()
     results = [(truth, read_still(frame, model, GEOMETRY)[0])
                for truth, frame in _sample(name, 200, seed=8)]
