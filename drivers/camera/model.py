@@ -49,7 +49,7 @@ class Thresholds:
 
     max_rank_distance: float = 0.8
     max_suit_distance: float = 0.8
-    min_confidence: float = 0.30
+    min_confidence: float = 0.25
 
 
 class TemplateSet:
@@ -64,17 +64,25 @@ class TemplateSet:
         self._norms = np.einsum("ij,ij->i", self.vectors, self.vectors)
         self._class_of = np.array([self.classes.index(c) for c in labels])
 
-    def score(self, v: Vector, max_distance: float) -> GlyphScore:
+    def score(self, v: Vector, max_distance: float,
+              allowed: str | None = None) -> GlyphScore:
+        """Nearest class; `allowed` limits the classes compared (colour)."""
         d2 = self._norms - 2.0 * (self.vectors @ v) + float(v @ v)
         d = np.sqrt(np.maximum(d2, 0.0))
         per_class = np.full(len(self.classes), np.inf)
         np.minimum.at(per_class, self._class_of, d)
+        if allowed is not None:
+            for k, c in enumerate(self.classes):
+                if c not in allowed:
+                    per_class[k] = np.inf
         order = np.argsort(per_class)
         best = float(per_class[order[0]])
         second = float(per_class[order[1]]) if len(order) > 1 else float("inf")
         label = self.classes[int(order[0])]
-        # Confidence: how much nearer the best class is than the next one.
-        conf = 1.0 - best / second if second > 0 else 0.0
+        # Confidence: how much nearer the best class is than the next one,
+        # scaled down as the glyph gets unlike even its best template (a
+        # glyph half lost to glare is near nothing, so "nearest" means little).
+        conf = (1.0 - best / second) * max(0.0, 1.0 - best) if second > 0 else 0.0
         if best > max_distance:
             return GlyphScore(None, best, second, 0.0)
         return GlyphScore(label, best, second, float(max(0.0, conf)))
@@ -91,7 +99,10 @@ class GlyphModel:
 
     def read(self, index: IndexGlyphs) -> IndexRead:
         rank = self.ranks.score(rank_features(index.rank_ink), self.thresholds.max_rank_distance)
-        suit = self.suits.score(suit_features(index.suit_ink), self.thresholds.max_suit_distance)
+        # Colour, when clear, settles red against black; the shape then only
+        # has to tell hearts from diamonds or spades from clubs.
+        suit = self.suits.score(suit_features(index.suit_ink), self.thresholds.max_suit_distance,
+                                suits_of_colour(index.redness))
         if rank.label is None or suit.label is None:
             return IndexRead(None, 0.0, rank, suit)
         if not colour_agrees(suit.label, index.redness):
@@ -101,6 +112,18 @@ class GlyphModel:
         if conf < self.thresholds.min_confidence:
             return IndexRead(None, conf, rank, suit)
         return IndexRead(card, conf, rank, suit)
+
+
+def suits_of_colour(redness: float) -> str | None:
+    """The suits the ink colour allows, or None when it is not clear (a grey
+    camera, washed-out or mixed light)."""
+    if redness < 0:
+        return None
+    if redness >= RED_MIN:
+        return RED_SUITS
+    if redness <= BLACK_MAX:
+        return "SC"
+    return None
 
 
 def colour_agrees(suit: str, redness: float) -> bool:
