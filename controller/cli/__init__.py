@@ -15,6 +15,8 @@ SUBCOMMANDS = (
     "replay",
     "rules",
     "simulate",
+    "vision",
+    "calibrate",
 )
 
 
