@@ -58,9 +58,11 @@ class Tally:
     def line(self, name: str) -> str:
         n = self.correct + self.wrong + self.rejected
         t = np.array(self.times) * 1000.0
-        return (f"| {name} | {n} | {100 * self.correct / n:.2f}% | {self.wrong} "
-                f"({1e4 * self.wrong / n:.1f} per 10k) | {100 * self.rejected / n:.2f}% | "
-                f"{np.percentile(t, 50):.2f} | {np.percentile(t, 99):.2f} |")
+        return (
+            f"| {name} | {n} | {100 * self.correct / n:.2f}% | {self.wrong} "
+            f"({1e4 * self.wrong / n:.1f} per 10k) | {100 * self.rejected / n:.2f}% | "
+            f"{np.percentile(t, 50):.2f} | {np.percentile(t, 99):.2f} |"
+        )
 
 
 def canonical(deck: Deck) -> dict[str, Any]:
@@ -83,8 +85,9 @@ def decks(names: list[str]) -> dict[str, tuple[Deck, dict[str, Any]]]:
     return out
 
 
-def run_deck(name: str, deck: Deck, faces: dict[str, Any], frames: int, seed: int,
-             frame_mode: bool) -> dict[str, Tally]:
+def run_deck(
+    name: str, deck: Deck, faces: dict[str, Any], frames: int, seed: int, frame_mode: bool
+) -> dict[str, Tally]:
     cal = calibrate_cards(faces, deck=name).model()
     gen = generic_model()
     base = vision_baseline.train(faces)
@@ -131,8 +134,11 @@ def run_shoe(name: str, deck: Deck, faces: dict[str, Any], seed: int, calibrated
     counts = {"right": 0, "unreadable": 0, "misread": 0, "extra": 0, "missed": 0}
     # One read per card: compare position by position. Otherwise align first
     # (an unreadable card never "matches", so only equal cards anchor it).
-    ops = [("replace", 0, len(shoe), 0, len(got))] if len(got) == len(shoe) else \
-        difflib.SequenceMatcher(a=shoe, b=got, autojunk=False).get_opcodes()
+    ops = (
+        [("replace", 0, len(shoe), 0, len(got))]
+        if len(got) == len(shoe)
+        else difflib.SequenceMatcher(a=shoe, b=got, autojunk=False).get_opcodes()
+    )
     for op, a0, a1, b0, b1 in ops:
         if op == "equal":
             counts["right"] += a1 - a0
@@ -146,10 +152,12 @@ def run_shoe(name: str, deck: Deck, faces: dict[str, Any], seed: int, calibrated
         counts["missed"] += (a1 - a0) - pairs
         counts["extra"] += (b1 - b0) - pairs
     reader = "calibrated" if calibrated else "uncalibrated"
-    return (f"| {name} / {reader} | {len(shoe)} | {len(frames)} | {counts['right']} | "
-            f"{counts['unreadable']} | {counts['misread']} | {counts['missed']} | "
-            f"{counts['extra']} | {'yes' if got == shoe else 'no'} | "
-            f"{1000 * seconds / len(frames):.2f} |")
+    return (
+        f"| {name} / {reader} | {len(shoe)} | {len(frames)} | {counts['right']} | "
+        f"{counts['unreadable']} | {counts['misread']} | {counts['missed']} | "
+        f"{counts['extra']} | {'yes' if got == shoe else 'no'} | "
+        f"{1000 * seconds / len(frames):.2f} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,16 +165,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=10000, help="frames per deck")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--decks", nargs="+", default=["npm-svg-cards", "npm-cardsjs", "house"])
-    parser.add_argument("--frame-mode", action="store_true",
-                        help="also time frame mode (find the card anywhere, calibrated)")
-    parser.add_argument("--shoe", action="store_true",
-                        help="also deal a whole 6-deck shoe per deck through CardSource")
+    parser.add_argument(
+        "--frame-mode",
+        action="store_true",
+        help="also time frame mode (find the card anywhere, calibrated)",
+    )
+    parser.add_argument(
+        "--shoe",
+        action="store_true",
+        help="also deal a whole 6-deck shoe per deck through CardSource",
+    )
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     loaded = decks(args.decks)
     if args.shoe:
-        print("| deck / reader | cards | frames | right | unreadable | misread | missed | extra "
-              "| exact | ms/frame |")
+        print(
+            "| deck / reader | cards | frames | right | unreadable | misread | missed | extra "
+            "| exact | ms/frame |"
+        )
         print("|---|---|---|---|---|---|---|---|---|---|")
         for name, (deck, faces) in loaded.items():
             for calibrated in (True, False):

@@ -124,8 +124,9 @@ def train(faces: dict[str, Image]) -> Baseline:
     ranks: dict[str, Image] = {}
     suits: dict[str, Image] = {}
     for code, face in faces.items():
-        warp = cv2.cvtColor(cv2.resize(face, (200, 300), interpolation=cv2.INTER_AREA),
-                            cv2.COLOR_BGR2GRAY)
+        warp = cv2.cvtColor(
+            cv2.resize(face, (200, 300), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY
+        )
         glyphs = rank_suit(warp)
         if glyphs is None:
             continue

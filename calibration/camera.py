@@ -49,16 +49,25 @@ def check_shot(frame: Image) -> Shot | str:
     if len(cards) > 1:
         return "more than one card in view"
     if not cards:
-        cut = [b for b in blobs if b.corners[:, 0].min() < EDGE_MARGIN
-               or b.corners[:, 0].max() > w - EDGE_MARGIN or b.corners[:, 1].min() < EDGE_MARGIN
-               or b.corners[:, 1].max() > h - EDGE_MARGIN]
+        cut = [
+            b
+            for b in blobs
+            if b.corners[:, 0].min() < EDGE_MARGIN
+            or b.corners[:, 0].max() > w - EDGE_MARGIN
+            or b.corners[:, 1].min() < EDGE_MARGIN
+            or b.corners[:, 1].max() > h - EDGE_MARGIN
+        ]
         if cut:
             return "region: the card is not wholly in view; place it in the middle of the ramp"
         return "no card in view"
     found = cards[0]
     xs, ys = found.corners[:, 0], found.corners[:, 1]
-    if xs.min() < EDGE_MARGIN or ys.min() < EDGE_MARGIN or xs.max() > w - EDGE_MARGIN \
-            or ys.max() > h - EDGE_MARGIN:
+    if (
+        xs.min() < EDGE_MARGIN
+        or ys.min() < EDGE_MARGIN
+        or xs.max() > w - EDGE_MARGIN
+        or ys.max() > h - EDGE_MARGIN
+    ):
         return "region: the card is not wholly in view; place it in the middle of the ramp"
     top, right = found.corners[1] - found.corners[0], found.corners[2] - found.corners[1]
     if abs(right[1]) < abs(right[0]):
@@ -68,17 +77,23 @@ def check_shot(frame: Image) -> Shot | str:
     paper = float(np.percentile(to_gray(card), 90))
     clipped = float(np.mean(to_gray(card) >= 254))
     if not PAPER_RANGE[0] <= paper <= PAPER_RANGE[1]:
-        return (f"exposure: the card's white is at {paper:.0f} (wanted {PAPER_RANGE[0]:.0f}-"
-                f"{PAPER_RANGE[1]:.0f}); adjust the shoe light or the camera exposure")
+        return (
+            f"exposure: the card's white is at {paper:.0f} (wanted {PAPER_RANGE[0]:.0f}-"
+            f"{PAPER_RANGE[1]:.0f}); adjust the shoe light or the camera exposure"
+        )
     if clipped > CLIPPED_MAX:
-        return (f"exposure: {clipped:.0%} of the card is burnt out to white; lower the exposure "
-                "or move the light (glare)")
+        return (
+            f"exposure: {clipped:.0%} of the card is burnt out to white; lower the exposure "
+            "or move the light (glare)"
+        )
     corner = corners_of(card)[0]
     # Smoothed first so sensor noise does not pass for detail.
     sharp = float(cv2.Laplacian(cv2.GaussianBlur(to_gray(corner), (3, 3), 0), cv2.CV_64F).var())
     if sharp < FOCUS_MIN:
-        return (f"focus: the index is soft (sharpness {sharp:.0f}, needs {FOCUS_MIN:.0f}); "
-                "refocus the camera or clean its window")
+        return (
+            f"focus: the index is soft (sharpness {sharp:.0f}, needs {FOCUS_MIN:.0f}); "
+            "refocus the camera or clean its window"
+        )
     index = index_of(corner) or index_of(corners_of(card)[1])
     if index is None:
         return "region: no index (rank over suit) found in the card's corners"
@@ -112,9 +127,13 @@ def take_card(source: FrameSource, code: str, max_frames: int) -> Shot:
     raise CalibrationError(f"{code}: no usable picture ({reason})")
 
 
-def calibrate_camera(source: FrameSource, ask: Callable[[str], None],
-                     say: Callable[[str], None] = lambda _m: None,
-                     max_frames: int = 300, deck: str = "house") -> VisionCalibration:
+def calibrate_camera(
+    source: FrameSource,
+    ask: Callable[[str], None],
+    say: Callable[[str], None] = lambda _m: None,
+    max_frames: int = 300,
+    deck: str = "house",
+) -> VisionCalibration:
     """Guide the dealer through the 52 cards and build a camera calibration."""
     shots: dict[str, Shot] = {}
     for n, code in enumerate(ALL_CARDS, 1):
@@ -127,8 +146,10 @@ def calibrate_camera(source: FrameSource, ask: Callable[[str], None],
     cal.geometry = geometry
     cal.checks = {
         "focus_min": round(min(s.sharpness for s in shots.values()), 1),
-        "paper_range": [round(min(s.paper for s in shots.values()), 1),
-                        round(max(s.paper for s in shots.values()), 1)],
+        "paper_range": [
+            round(min(s.paper for s in shots.values()), 1),
+            round(max(s.paper for s in shots.values()), 1),
+        ],
         "card_width_px": round(float(np.median([s.width for s in shots.values()])), 1),
     }
     return cal
@@ -141,7 +162,8 @@ def _geometry(shots: dict[str, Shot], source: FrameSource) -> ShoeGeometry:
         raise CalibrationError(
             f"region: the cards were not shown in one place (left edges spread over "
             f"{lefts.max() - lefts.min():.0f} px, at most {MAX_SPREAD * width:.0f}); lay each card "
-            "in the ramp's guide")
+            "in the ramp's guide"
+        )
     frame = source.read()
     if frame is None:
         raise CalibrationError("no frame from the camera")

@@ -41,8 +41,9 @@ def load_face(path: Path) -> Image:
     if h < MIN_FACE_HEIGHT:
         raise CalibrationError(f"{path}: {w}x{h} is too small (at least {MIN_FACE_HEIGHT} px high)")
     if not 1.2 <= h / w <= 1.65:
-        raise CalibrationError(f"{path}: {w}x{h} is not a card face in portrait (height/width "
-                               "should be about 1.4)")
+        raise CalibrationError(
+            f"{path}: {w}x{h} is not a card face in portrait (height/width should be about 1.4)"
+        )
     return cv2.resize(img, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
 
 
@@ -54,7 +55,8 @@ def load_faces(folder: Path) -> dict[str, Image]:
         raise CalibrationError(
             f"{folder}: {len(missing)} of the 52 faces are missing ({' '.join(missing[:13])}"
             f"{' ...' if len(missing) > 13 else ''}); expected files named <rank><suit>.png, "
-            "rank A 2-9 T J Q K, suit S H D C")
+            "rank A 2-9 T J Q K, suit S H D C"
+        )
     return {c: load_face(folder / f"{c}.png") for c in ALL_CARDS}
 
 
@@ -71,8 +73,9 @@ def _variants(card: Image) -> list[Image]:
     # Motion along the ramp and a soft focus, at the low end of the envelope.
     streak = np.full((5, 1), 1.0 / 5, np.float32)
     out.append(cv2.filter2D(cv2.GaussianBlur(card, (0, 0), 0.8), -1, streak))
-    out.append(cv2.GaussianBlur(cv2.addWeighted(card, 0.7, np.full_like(card, 60), 0.3, 0.0),
-                                (0, 0), 1.6))
+    out.append(
+        cv2.GaussianBlur(cv2.addWeighted(card, 0.7, np.full_like(card, 60), 0.3, 0.0), (0, 0), 1.6)
+    )
     return out
 
 
@@ -81,8 +84,12 @@ def index_of(corner: Image) -> IndexGlyphs | None:
     return found[0] if found else None
 
 
-def calibrate_cards(cards: dict[str, Image], deck: str, kind: str = "deck",
-                    progress: Callable[[str], None] | None = None) -> VisionCalibration:
+def calibrate_cards(
+    cards: dict[str, Image],
+    deck: str,
+    kind: str = "deck",
+    progress: Callable[[str], None] | None = None,
+) -> VisionCalibration:
     """Templates from 52 canonical cards, checked; CalibrationError if the
     deck cannot be read reliably."""
     missing = [c for c in ALL_CARDS if c not in cards]
@@ -108,8 +115,15 @@ def calibrate_cards(cards: dict[str, Image], deck: str, kind: str = "deck",
                 owners.append(code)
         if progress:
             progress(code)
-    cal = VisionCalibration(kind=kind, deck=deck, rank_vectors=np.stack(rv), rank_labels=rl,
-                            suit_vectors=np.stack(sv), suit_labels=sl, thresholds=Thresholds())
+    cal = VisionCalibration(
+        kind=kind,
+        deck=deck,
+        rank_vectors=np.stack(rv),
+        rank_labels=rl,
+        suit_vectors=np.stack(sv),
+        suit_labels=sl,
+        thresholds=Thresholds(),
+    )
     _check_separable(cal, base, np.array(owners))
     return cal
 
@@ -123,8 +137,9 @@ def _check_colour(code: str, index: IndexGlyphs) -> None:
         raise CalibrationError(f"{code}: the suit is red; is the image named right?")
 
 
-def _check_separable(cal: VisionCalibration, base: dict[str, list[IndexGlyphs]],
-                     owners: np.ndarray) -> None:
+def _check_separable(
+    cal: VisionCalibration, base: dict[str, list[IndexGlyphs]], owners: np.ndarray
+) -> None:
     """Leave one card out: each card's index, read with the templates of the
     other 51 cards only, must not be read as another rank or suit. A deck
     whose '6' reads as '9' (or images named wrongly) is refused here."""
@@ -140,14 +155,17 @@ def _check_separable(cal: VisionCalibration, base: dict[str, list[IndexGlyphs]],
         if r.label is not None and r.label != code[0] and r.confidence > 0.05:
             raise CalibrationError(
                 f"{code}: its rank reads as {r.label!r} from the other cards of the deck; "
-                "check the image names, or the deck's indices are too alike")
+                "check the image names, or the deck's indices are too alike"
+            )
         if s.label is not None and s.label != code[1] and s.confidence > 0.05:
             raise CalibrationError(
                 f"{code}: its suit reads as {s.label!r} from the other cards of the deck; "
-                "check the image names")
+                "check the image names"
+            )
 
 
-def calibrate_deck(folder: Path, progress: Callable[[str], None] | None = None
-                   ) -> VisionCalibration:
+def calibrate_deck(
+    folder: Path, progress: Callable[[str], None] | None = None
+) -> VisionCalibration:
     """`croupier calibrate deck`: templates from a folder of 52 faces."""
     return calibrate_cards(load_faces(folder), deck=folder.name, kind="deck", progress=progress)

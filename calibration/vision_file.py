@@ -56,9 +56,12 @@ class VisionCalibration:
     created: str = ""
 
     def model(self) -> GlyphModel:
-        return GlyphModel(TemplateSet(self.rank_vectors, self.rank_labels),
-                          TemplateSet(self.suit_vectors, self.suit_labels),
-                          self.thresholds, name=self.deck)
+        return GlyphModel(
+            TemplateSet(self.rank_vectors, self.rank_labels),
+            TemplateSet(self.suit_vectors, self.suit_labels),
+            self.thresholds,
+            name=self.deck,
+        )
 
 
 def feature_dims() -> list[int]:
@@ -80,7 +83,10 @@ def save(cal: VisionCalibration, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as fh:
         np.savez_compressed(
-            fh, format=np.array(FORMAT), version=np.array(VERSION), meta=np.array(json.dumps(meta)),
+            fh,
+            format=np.array(FORMAT),
+            version=np.array(VERSION),
+            meta=np.array(json.dumps(meta)),
             rank_vectors=cal.rank_vectors.astype(np.float32),
             rank_labels=np.array(cal.rank_labels, dtype="<U1"),
             suit_vectors=cal.suit_vectors.astype(np.float32),
@@ -103,7 +109,8 @@ def load(path: Path) -> VisionCalibration:
     if version != VERSION:
         raise CalibrationError(
             f"{path}: calibration format version {version} is not supported "
-            f"(this croupier reads version {VERSION}); calibrate again")
+            f"(this croupier reads version {VERSION}); calibrate again"
+        )
     try:
         meta = json.loads(str(data["meta"]))
         cal = _from_arrays(meta, data)
@@ -126,19 +133,30 @@ def _from_arrays(meta: dict[str, Any], data: dict[str, Any]) -> VisionCalibratio
         raise ValueError("templates must cover every rank and suit")
     if not (np.isfinite(rv).all() and np.isfinite(sv).all()):
         raise ValueError("templates contain non-finite numbers")
-    geometry = ShoeGeometry(
-        frame_size=_pair(meta["geometry"]["frame_size"]),
-        band=_pair(meta["geometry"]["band"]),
-        rank_height=int(meta["geometry"]["rank_height"]),
-    ) if meta.get("geometry") else None
+    geometry = (
+        ShoeGeometry(
+            frame_size=_pair(meta["geometry"]["frame_size"]),
+            band=_pair(meta["geometry"]["band"]),
+            rank_height=int(meta["geometry"]["rank_height"]),
+        )
+        if meta.get("geometry")
+        else None
+    )
     if geometry is not None:
         geometry.check()
     if meta["kind"] not in ("deck", "camera"):
         raise ValueError(f"unknown kind {meta['kind']!r}")
     return VisionCalibration(
-        kind=str(meta["kind"]), deck=str(meta["deck"]), rank_vectors=rv, rank_labels=rl,
-        suit_vectors=sv, suit_labels=sl, thresholds=Thresholds(**meta["thresholds"]),
-        geometry=geometry, checks=dict(meta.get("checks") or {}), created=str(meta["created"]),
+        kind=str(meta["kind"]),
+        deck=str(meta["deck"]),
+        rank_vectors=rv,
+        rank_labels=rl,
+        suit_vectors=sv,
+        suit_labels=sl,
+        thresholds=Thresholds(**meta["thresholds"]),
+        geometry=geometry,
+        checks=dict(meta.get("checks") or {}),
+        created=str(meta["created"]),
     )
 
 

@@ -16,20 +16,32 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 
 def _deck(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("deck", help="learn the house deck from its 52 face images")
-    p.add_argument("--images", type=Path, required=True,
-                   help="folder of 52 faces named <rank><suit>.png (AS.png, TD.png, ...)")
+    p.add_argument(
+        "--images",
+        type=Path,
+        required=True,
+        help="folder of 52 faces named <rank><suit>.png (AS.png, TD.png, ...)",
+    )
     p.add_argument("--out", type=Path, required=True, help="calibration file to write (.npz)")
     p.set_defaults(handler=run_deck)
 
 
 def _camera(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("camera", help="learn the house deck and the shoe camera from 52 cards "
-                       "shown to the camera")
-    p.add_argument("--device", required=True,
-                   help="camera: a V4L2 index (0) or path, or `picamera` for the Pi camera")
+    p = sub.add_parser(
+        "camera", help="learn the house deck and the shoe camera from 52 cards shown to the camera"
+    )
+    p.add_argument(
+        "--device",
+        required=True,
+        help="camera: a V4L2 index (0) or path, or `picamera` for the Pi camera",
+    )
     p.add_argument("--out", type=Path, required=True, help="calibration file to write (.npz)")
-    p.add_argument("--seconds", type=float, default=10.0,
-                   help="time allowed for each card before giving up (default 10)")
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=10.0,
+        help="time allowed for each card before giving up (default 10)",
+    )
     p.set_defaults(handler=run_camera)
 
 
@@ -81,8 +93,10 @@ def run_camera(args: argparse.Namespace) -> int:
         return _refuse(exc)
 
     def ask(code: str) -> None:
-        print(f"lay {code} face up on the ramp, index corner to the left, and hold it still",
-              file=sys.stderr)
+        print(
+            f"lay {code} face up on the ramp, index corner to the left, and hold it still",
+            file=sys.stderr,
+        )
         show = getattr(source, "show", None)  # a simulated device follows the prompt
         if callable(show):
             show(code)

@@ -134,14 +134,18 @@ def settle(
     for box in boxes:
         hands = tuple([_hand_outcome(p, h, dealer_total, dealer_bj) for h in box.hands])
         players = []
+        lone = len(hands) == 1 and len(box.stakes) == 1  # the common case: one hand, one player
         for player in box.stakes:
             insured = box.insurance.get(player, ZERO)
-            net = staked = ZERO
-            for h, hand in zip(hands, box.hands, strict=True):
-                share = hand.stakes.get(player)
-                if share is not None:
-                    net += h.nets[player]
-                    staked += share
+            if lone:
+                net, staked = hands[0].payout, hands[0].stake
+            else:
+                net = staked = ZERO
+                for h, hand in zip(hands, box.hands, strict=True):
+                    share = hand.stakes.get(player)
+                    if share is not None:
+                        net += h.nets[player]
+                        staked += share
             if insured:
                 net += insured * p.insurance_pays if dealer_bj else -insured
             players.append(_tuple(PlayerOutcome, (player, staked, insured, net)))

@@ -167,8 +167,9 @@ class Table:
                 f"{self.burns_due} more card(s) must be burned first: "
                 f"{p.name} burns {p.burn} after the cut"
             )
-        occupied = [b for b in sorted(self.bets) if _HOLDER[b] in self.bets[b]]
-        need = max(1, p.min_boxes)
+        bets = self.bets
+        occupied = [b for b in (sorted(bets) if len(bets) > 1 else bets) if _HOLDER[b] in bets[b]]
+        need = p.min_boxes or 1
         if len(occupied) < need:
             raise BetRefused(
                 f"{p.name} needs at least {need} boxes with a stake before the deal "
@@ -177,7 +178,7 @@ class Table:
                 else "no box has a stake"
             )
         for b in occupied:
-            stakes = self.bets[b]
+            stakes = bets[b]
             total = sum(stakes.values(), ZERO) if len(stakes) > 1 else stakes[_HOLDER[b]]
             if total > self.table_max:  # a carried push can outgrow a lowered limit
                 raise BetRefused(

@@ -40,12 +40,15 @@ class CameraError(RuntimeError):
 class OpenCVSource:
     """USB / V4L2 camera through cv2.VideoCapture."""
 
-    def __init__(self, device: int | str, size: tuple[int, int] = (640, 480),
-                 fps: float = 30.0) -> None:
+    def __init__(
+        self, device: int | str, size: tuple[int, int] = (640, 480), fps: float = 30.0
+    ) -> None:
         self._cap = cv2.VideoCapture(device)
         if not self._cap.isOpened():
-            raise CameraError(f"camera {device!r}: cannot open (is it plugged in, and is this "
-                              "a USB/V4L2 camera? a Pi CSI camera needs --picamera)")
+            raise CameraError(
+                f"camera {device!r}: cannot open (is it plugged in, and is this "
+                "a USB/V4L2 camera? a Pi CSI camera needs --picamera)"
+            )
         self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
         self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
         self._cap.set(cv2.CAP_PROP_FPS, fps)
@@ -67,9 +70,11 @@ class PicameraSource:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except ImportError as exc:
-            raise CameraError("Picamera2 is not installed (on the Pi: apt install "
-                              "python3-picamera2, and a venv made with "
-                              "--system-site-packages)") from exc
+            raise CameraError(
+                "Picamera2 is not installed (on the Pi: apt install "
+                "python3-picamera2, and a venv made with "
+                "--system-site-packages)"
+            ) from exc
         self._cam: Any = Picamera2()
         config = self._cam.create_video_configuration(
             main={"size": size, "format": "RGB888"},
@@ -111,9 +116,14 @@ class Capture:
     outage (the service turns it into a camera alert).
     """
 
-    def __init__(self, source: FrameSource, maxsize: int = 8, max_age: float = 1.0,
-                 on_stale: Callable[[float], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        source: FrameSource,
+        maxsize: int = 8,
+        max_age: float = 1.0,
+        on_stale: Callable[[float], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.source = source
         self.stats = CaptureStats()
         self.max_age = max_age
@@ -199,8 +209,9 @@ class Capture:
         self.source.close()
 
 
-def open_source(device: str | int, size: tuple[int, int] = (640, 480),
-                fps: float = 30.0) -> FrameSource:
+def open_source(
+    device: str | int, size: tuple[int, int] = (640, 480), fps: float = 30.0
+) -> FrameSource:
     """`picamera` (or `picamera:0`) for the Pi camera, else a V4L2 index or path."""
     if isinstance(device, str) and device.startswith("picamera"):
         return PicameraSource(size, fps)

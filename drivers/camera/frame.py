@@ -51,8 +51,9 @@ def card_mask(gray: Image, min_short_side: float) -> Image:
     # The middle of a large card may fail it (its window is all card): that
     # leaves a hole, and only the outer outline is used.
     small = cv2.GaussianBlur(small, (5, 5), 0)
-    mask = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
-                                 block, -20)
+    mask = cv2.adaptiveThreshold(
+        small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -20
+    )
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     # Close gaps that a dark index or picture cuts in the card's rim.
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
@@ -79,11 +80,17 @@ def find_cards(gray: Image, short_side: tuple[float, float] = (60.0, 260.0)) -> 
         # The hull ignores notches a glyph or the picture cuts into the rim;
         # two cards stuck together still make a hull unlike one rectangle.
         solidity = cv2.contourArea(cv2.convexHull(c)) / max(w * h, 1.0)
-        single = (ASPECT_RANGE[0] <= long_ / max(short, 1.0) <= ASPECT_RANGE[1]
-                  and solidity >= MIN_SOLIDITY and lo * 0.85 <= short <= hi * 1.15)
+        single = (
+            ASPECT_RANGE[0] <= long_ / max(short, 1.0) <= ASPECT_RANGE[1]
+            and solidity >= MIN_SOLIDITY
+            and lo * 0.85 <= short <= hi * 1.15
+        )
         box = cv2.boxPoints(((cx, cy), (w, h), angle)).astype(np.float32)
-        found.append(FoundCard(_portrait_order(box), (float(cx), float(cy)),
-                               (float(short), float(long_)), single))
+        found.append(
+            FoundCard(
+                _portrait_order(box), (float(cx), float(cy)), (float(short), float(long_)), single
+            )
+        )
     return found
 
 
@@ -100,8 +107,7 @@ def _portrait_order(box: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 
 
 def warp_card(frame: Image, corners: npt.NDArray[np.float32]) -> Image:
-    dst = np.array([[0, 0], [CARD_W - 1, 0], [CARD_W - 1, CARD_H - 1], [0, CARD_H - 1]],
-                   np.float32)
+    dst = np.array([[0, 0], [CARD_W - 1, 0], [CARD_W - 1, CARD_H - 1], [0, CARD_H - 1]], np.float32)
     m = cv2.getPerspectiveTransform(corners, dst)
     return cv2.warpPerspective(frame, m, (CARD_W, CARD_H), flags=cv2.INTER_LINEAR)
 
@@ -118,8 +124,9 @@ def read_corner(corner: Image, model: GlyphModel) -> IndexRead | None:
     return model.read(indices[0]) if indices else None
 
 
-def read_canonical(card: Image, model: GlyphModel) -> tuple[str | None, float,
-                                                             tuple[IndexRead | None, ...]]:
+def read_canonical(
+    card: Image, model: GlyphModel
+) -> tuple[str | None, float, tuple[IndexRead | None, ...]]:
     """Read a card already warped to the canonical size."""
     reads = tuple(read_corner(c, model) for c in corners_of(card))
     cards = {r.card for r in reads if r is not None and r.card is not None}
@@ -134,8 +141,9 @@ def read_canonical(card: Image, model: GlyphModel) -> tuple[str | None, float,
     return card_code, conf, reads
 
 
-def read_frame(frame: Image, model: GlyphModel,
-               short_side: tuple[float, float] = (60.0, 260.0)) -> list[CardInFrame]:
+def read_frame(
+    frame: Image, model: GlyphModel, short_side: tuple[float, float] = (60.0, 260.0)
+) -> list[CardInFrame]:
     """Every card found in a BGR (or grey) frame, read or not, left to right."""
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     out: list[CardInFrame] = []

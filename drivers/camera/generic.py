@@ -96,9 +96,16 @@ def draw_suit(suit: str, variant: int) -> FloatMap:
     elif suit == "D":
         half_w = (0.3, 0.34, 0.37, 0.32, 0.35, 0.28)[variant % 6]
         bow = 0.03 * (variant % 3)  # slightly concave sides on some decks
-        pts = [(0.5, 0.08), (0.5 + 0.5 * half_w - bow, 0.29), (0.5 + half_w, 0.5),
-               (0.5 + 0.5 * half_w - bow, 0.71), (0.5, 0.92), (0.5 - 0.5 * half_w + bow, 0.71),
-               (0.5 - half_w, 0.5), (0.5 - 0.5 * half_w + bow, 0.29)]
+        pts = [
+            (0.5, 0.08),
+            (0.5 + 0.5 * half_w - bow, 0.29),
+            (0.5 + half_w, 0.5),
+            (0.5 + 0.5 * half_w - bow, 0.71),
+            (0.5, 0.92),
+            (0.5 - 0.5 * half_w + bow, 0.71),
+            (0.5 - half_w, 0.5),
+            (0.5 - 0.5 * half_w + bow, 0.29),
+        ]
         cv2.fillPoly(img, _poly(pts, s), 255, cv2.LINE_AA)
     elif suit == "C":
         r = round((lobe * 0.85) * s)

@@ -122,8 +122,9 @@ def ink_layer(patch: Image, glyph_size: int) -> InkLayer:
     if patch.ndim == 3:
         b, gch, r = cv2.split(patch.astype(np.float32))
         redness = (r - np.maximum(gch, b)) / 255.0
-    return InkLayer(ink.astype(np.float32), labels.astype(np.int32), stats.astype(np.int32),
-                    redness)
+    return InkLayer(
+        ink.astype(np.float32), labels.astype(np.int32), stats.astype(np.int32), redness
+    )
 
 
 def _box(stats: npt.NDArray[np.int32], i: int) -> Box:
@@ -210,8 +211,10 @@ def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGly
         suit = _suit_under(rbox, [i for i in cands if i not in group], boxes)
         if suit is not None:
             sbox = boxes[suit]
-            suit_ids = [suit, *(i for i in cands if i != suit and i not in group and
-                                _inside(boxes[i], sbox))]
+            suit_ids = [
+                suit,
+                *(i for i in cands if i != suit and i not in group and _inside(boxes[i], sbox)),
+            ]
         else:
             merged = _suit_in_merged(layer, rbox, group)
             if merged is None:
@@ -219,11 +222,15 @@ def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGly
             suit_ids, sbox = merged
         used.update(group)
         used.update(suit_ids)
-        found.append(IndexGlyphs(
-            rank_box=rbox, suit_box=sbox,
-            rank_ink=_ink_map(layer, group, rbox), suit_ink=_ink_map(layer, suit_ids, sbox),
-            redness=_redness(layer, suit_ids, sbox),
-        ))
+        found.append(
+            IndexGlyphs(
+                rank_box=rbox,
+                suit_box=sbox,
+                rank_ink=_ink_map(layer, group, rbox),
+                suit_ink=_ink_map(layer, suit_ids, sbox),
+                redness=_redness(layer, suit_ids, sbox),
+            )
+        )
         if len(found) >= limit:
             break
     return found
@@ -279,8 +286,12 @@ def _suit_in_merged(layer: InkLayer, rbox: Box, group: list[int]) -> tuple[list[
         ys, xs = np.nonzero(sub[:cut])
         if len(xs) == 0:
             continue
-        sbox = Box(x0 + int(xs.min()), y0 + int(ys.min()), int(xs.max() - xs.min()) + 1,
-                   int(ys.max() - ys.min()) + 1)
+        sbox = Box(
+            x0 + int(xs.min()),
+            y0 + int(ys.min()),
+            int(xs.max() - xs.min()) + 1,
+            int(ys.max() - ys.min()) + 1,
+        )
         if abs(sbox.cx - rbox.cx) > 0.45 * max(rbox.w, sbox.w) or sbox.w > 1.3 * rbox.h:
             continue
         if not 0.25 * rbox.h <= sbox.h <= 0.95 * rbox.h:

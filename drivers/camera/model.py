@@ -64,8 +64,7 @@ class TemplateSet:
         self._norms = np.einsum("ij,ij->i", self.vectors, self.vectors)
         self._class_of = np.array([self.classes.index(c) for c in labels])
 
-    def score(self, v: Vector, max_distance: float,
-              allowed: str | None = None) -> GlyphScore:
+    def score(self, v: Vector, max_distance: float, allowed: str | None = None) -> GlyphScore:
         """Nearest class; `allowed` limits the classes compared (colour)."""
         d2 = self._norms - 2.0 * (self.vectors @ v) + float(v @ v)
         d = np.sqrt(np.maximum(d2, 0.0))
@@ -101,8 +100,11 @@ class GlyphModel:
         rank = self.ranks.score(rank_features(index.rank_ink), self.thresholds.max_rank_distance)
         # Colour, when clear, settles red against black; the shape then only
         # has to tell hearts from diamonds or spades from clubs.
-        suit = self.suits.score(suit_features(index.suit_ink), self.thresholds.max_suit_distance,
-                                suits_of_colour(index.redness))
+        suit = self.suits.score(
+            suit_features(index.suit_ink),
+            self.thresholds.max_suit_distance,
+            suits_of_colour(index.redness),
+        )
         if rank.label is None or suit.label is None:
             return IndexRead(None, 0.0, rank, suit)
         if not colour_agrees(suit.label, index.redness):

@@ -222,8 +222,14 @@ def _merge_same_card(reads: list[CardRead]) -> list[CardRead]:
             out.append(r)
             continue
         keep = max(twin, r, key=lambda x: x.confidence)
-        merged = CardRead(keep.card, max(twin.confidence, r.confidence), keep.frame_index,
-                          keep.first_frame, keep.last_frame, twin.frames_read + r.frames_read)
+        merged = CardRead(
+            keep.card,
+            max(twin.confidence, r.confidence),
+            keep.frame_index,
+            keep.first_frame,
+            keep.last_frame,
+            twin.frames_read + r.frames_read,
+        )
         out[out.index(twin)] = merged
     # An unread track beside a read one in the same pass is usually the
     # read card seen badly (entering or leaving the view): drop it. A pass
@@ -248,8 +254,9 @@ def decide(track: _Track, start: int, end: int) -> CardRead:
     # Any other accepted read is a conflict; unsure disagreeing frames are
     # one only when they are as many as the agreeing ones.
     accepted_other = len(votes) > 1
-    unsure_other = [s for s in track.seen if s.card is None and s.raw != card
-                    and s.confidence >= CONFLICT_MIN]
+    unsure_other = [
+        s for s in track.seen if s.card is None and s.raw != card and s.confidence >= CONFLICT_MIN
+    ]
     if accepted_other or len(unsure_other) >= len(confs):
         return CardRead(None, 0.0, first, start, end, len(confs), "conflict")
     combined = 1.0 - float(np.prod([1.0 - c for c in confs]))
@@ -270,8 +277,7 @@ def band_sharpness(band: Image) -> float:
     return float(cv2.Laplacian(to_gray(band), cv2.CV_64F).var())
 
 
-def read_still(frame: Image, model: GlyphModel, geometry: ShoeGeometry) -> tuple[str | None,
-                                                                                  float]:
+def read_still(frame: Image, model: GlyphModel, geometry: ShoeGeometry) -> tuple[str | None, float]:
     """Read one shoe frame on its own (no tracking): the card when every
     index seen in the band agrees on one accepted card, else None."""
     left, right = geometry.band

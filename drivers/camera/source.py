@@ -29,8 +29,9 @@ class CardSource:
     (a camera calibration's `geometry`); None uses the nominal shoe mount.
     """
 
-    def __init__(self, model: GlyphModel | None = None,
-                 geometry: ShoeGeometry | None = None) -> None:
+    def __init__(
+        self, model: GlyphModel | None = None, geometry: ShoeGeometry | None = None
+    ) -> None:
         self.reader = ShoeReader(model or generic_model(), geometry)
 
     @classmethod

@@ -50,15 +50,23 @@ def to_bgra(img: Image) -> Image:
     return img
 
 
-def _blank(w: int = FACE_W, h: int = FACE_H, colour: tuple[int, int, int] = (245, 245, 240),
-           radius: int = 14) -> Image:
+def _blank(
+    w: int = FACE_W,
+    h: int = FACE_H,
+    colour: tuple[int, int, int] = (245, 245, 240),
+    radius: int = 14,
+) -> Image:
     face = np.zeros((h, w, 4), np.uint8)
     face[:, :, :3] = colour
     alpha = np.zeros((h, w), np.uint8)
     cv2.rectangle(alpha, (radius, 0), (w - 1 - radius, h - 1), 255, -1)
     cv2.rectangle(alpha, (0, radius), (w - 1, h - 1 - radius), 255, -1)
-    for cx, cy in ((radius, radius), (w - 1 - radius, radius), (radius, h - 1 - radius),
-                   (w - 1 - radius, h - 1 - radius)):
+    for cx, cy in (
+        (radius, radius),
+        (w - 1 - radius, radius),
+        (radius, h - 1 - radius),
+        (w - 1 - radius, h - 1 - radius),
+    ):
         cv2.circle(alpha, (cx, cy), radius, 255, -1, cv2.LINE_AA)
     face[:, :, 3] = alpha
     return face
@@ -75,23 +83,48 @@ def draw_pip(img: Image, suit: str, cx: int, cy: int, size: int, colour: tuple[i
         for dx in (-0.47 * s, 0.47 * s):
             cv2.circle(img, (round(cx + dx), lobe_y), r, colour, -1, cv2.LINE_AA)
         tip = (cx, round(cy + sign * 1.0 * s))
-        pts = np.array([[round(cx - 0.98 * s), round(cy - sign * 0.14 * s)],
-                        [round(cx + 0.98 * s), round(cy - sign * 0.14 * s)], tip], np.int32)
+        pts = np.array(
+            [
+                [round(cx - 0.98 * s), round(cy - sign * 0.14 * s)],
+                [round(cx + 0.98 * s), round(cy - sign * 0.14 * s)],
+                tip,
+            ],
+            np.int32,
+        )
         cv2.fillPoly(img, [pts], colour, cv2.LINE_AA)
         if suit == "S":
-            stem = np.array([[cx, round(cy + 0.1 * s)], [round(cx + 0.3 * s), round(cy + s)],
-                             [round(cx - 0.3 * s), round(cy + s)]], np.int32)
+            stem = np.array(
+                [
+                    [cx, round(cy + 0.1 * s)],
+                    [round(cx + 0.3 * s), round(cy + s)],
+                    [round(cx - 0.3 * s), round(cy + s)],
+                ],
+                np.int32,
+            )
             cv2.fillPoly(img, [stem], colour, cv2.LINE_AA)
     elif suit == "D":
-        pts = np.array([[cx, round(cy - s)], [round(cx + 0.72 * s), cy], [cx, round(cy + s)],
-                        [round(cx - 0.72 * s), cy]], np.int32)
+        pts = np.array(
+            [
+                [cx, round(cy - s)],
+                [round(cx + 0.72 * s), cy],
+                [cx, round(cy + s)],
+                [round(cx - 0.72 * s), cy],
+            ],
+            np.int32,
+        )
         cv2.fillPoly(img, [pts], colour, cv2.LINE_AA)
     else:
         r = round(0.42 * s)
         for dx, dy in ((0.0, -0.5), (-0.5, 0.15), (0.5, 0.15)):
             cv2.circle(img, (round(cx + dx * s), round(cy + dy * s)), r, colour, -1, cv2.LINE_AA)
-        stem = np.array([[cx, round(cy - 0.1 * s)], [round(cx + 0.3 * s), round(cy + s)],
-                         [round(cx - 0.3 * s), round(cy + s)]], np.int32)
+        stem = np.array(
+            [
+                [cx, round(cy - 0.1 * s)],
+                [round(cx + 0.3 * s), round(cy + s)],
+                [round(cx - 0.3 * s), round(cy + s)],
+            ],
+            np.int32,
+        )
         cv2.fillPoly(img, [stem], colour, cv2.LINE_AA)
 
 
@@ -113,7 +146,8 @@ def _index(face: Image, text: str, suit: str, colour: tuple[int, ...]) -> None:
     roi = face[top : top + height, x0 : x0 + width].astype(np.float32)
     a = (small / 255.0)[:, :, None]
     face[top : top + height, x0 : x0 + width] = (roi * (1 - a) + np.array(colour) * a).astype(
-        np.uint8)
+        np.uint8
+    )
     draw_pip(face, suit, cx, top + height + 20, 26, colour)
 
 
@@ -122,8 +156,16 @@ def _pips(face: Image, rank: str, suit: str, colour: tuple[int, ...], letter: st
     n = {"A": 1, "T": 10}.get(rank, int(rank) if rank.isdigit() else 0)
     if rank in "JQK":
         cv2.rectangle(face, (66, 76), (w - 66, h - 76), colour, 3, cv2.LINE_AA)
-        cv2.putText(face, letter, (w // 2 - 38, h // 2 + 38), cv2.FONT_HERSHEY_TRIPLEX, 3.2,
-                    colour, 6, cv2.LINE_AA)
+        cv2.putText(
+            face,
+            letter,
+            (w // 2 - 38, h // 2 + 38),
+            cv2.FONT_HERSHEY_TRIPLEX,
+            3.2,
+            colour,
+            6,
+            cv2.LINE_AA,
+        )
         return
     if n == 1:
         draw_pip(face, suit, w // 2, h // 2, 90, colour)

@@ -15,9 +15,16 @@ from sim.camera.optics import OpticsRange, card_corners, expose, place
 from sim.camera.shoe import ShoeMount
 
 # A well set up shoe: small variations only.
-CALM = OpticsRange(gain=(0.95, 1.05), offset=(-3.0, 3.0), light_slope=(-0.05, 0.05),
-                   glare_chance=0.0, defocus=(0.0, 0.4), motion=(0.0, 0.0), noise=(1.0, 2.0),
-                   jpeg_chance=0.0)
+CALM = OpticsRange(
+    gain=(0.95, 1.05),
+    offset=(-3.0, 3.0),
+    light_slope=(-0.05, 0.05),
+    glare_chance=0.0,
+    defocus=(0.0, 0.4),
+    motion=(0.0, 0.0),
+    noise=(1.0, 2.0),
+    jpeg_chance=0.0,
+)
 
 
 class FakeShoeDevice:
@@ -27,8 +34,9 @@ class FakeShoeDevice:
     "offside" (the card half out of the view), to test the refusals.
     """
 
-    def __init__(self, deck: Deck, seed: int = 0, mount: ShoeMount | None = None,
-                 defect: str | None = None) -> None:
+    def __init__(
+        self, deck: Deck, seed: int = 0, mount: ShoeMount | None = None, defect: str | None = None
+    ) -> None:
         self.deck = deck
         self.mount = mount or ShoeMount()
         self.defect = defect
@@ -50,8 +58,13 @@ class FakeShoeDevice:
         frame[:] = m.ramp_colour
         if self.card is not None:
             left = m.card_left + self._dx - (m.card_width * 0.7 if self.defect == "offside" else 0)
-            corners = card_corners(left + m.card_width / 2, self._top + m.card_height / 2,
-                                   m.card_width, m.card_height, 0.5)
+            corners = card_corners(
+                left + m.card_width / 2,
+                self._top + m.card_height / 2,
+                m.card_width,
+                m.card_height,
+                0.5,
+            )
             place(frame, self.deck[self.card], corners)
         optics = CALM.draw(self.rng, (w, h), 0.0)
         if self.defect == "blur":

@@ -48,8 +48,9 @@ class OpticsRange:
     jpeg_chance: float = 0.7
     jpeg: tuple[int, int] = (50, 95)
 
-    def draw(self, rng: np.random.Generator, size: tuple[int, int],
-             motion: float | None = None) -> Optics:
+    def draw(
+        self, rng: np.random.Generator, size: tuple[int, int], motion: float | None = None
+    ) -> Optics:
         w, h = size
 
         def u(r: tuple[float, float]) -> float:
@@ -62,10 +63,14 @@ class OpticsRange:
         if rng.random() < self.jpeg_chance:
             jpeg = int(rng.integers(self.jpeg[0], self.jpeg[1] + 1))
         return Optics(
-            gain=u(self.gain), offset=u(self.offset), light_slope=u(self.light_slope),
-            glare=glare, defocus=u(self.defocus),
+            gain=u(self.gain),
+            offset=u(self.offset),
+            light_slope=u(self.light_slope),
+            glare=glare,
+            defocus=u(self.defocus),
             motion=u(self.motion) if motion is None else motion,
-            noise=u(self.noise), jpeg=jpeg,
+            noise=u(self.noise),
+            jpeg=jpeg,
         )
 
 
@@ -83,22 +88,38 @@ def place(frame: Image, face: Image, corners: Points, white: float = 0.87) -> No
         return
     src = np.array([[0, 0], [fw - 1, 0], [fw - 1, fh - 1], [0, fh - 1]], np.float32)
     m = cv2.getPerspectiveTransform(src, (corners - [x0, y0]).astype(np.float32))
-    warped = cv2.warpPerspective(face, m, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA,
-                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    warped = cv2.warpPerspective(
+        face,
+        m,
+        (x1 - x0, y1 - y0),
+        flags=cv2.INTER_AREA,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0, 0, 0, 0),
+    )
     alpha = warped[:, :, 3:4].astype(np.float32) * (white / 255.0)
     roi = frame[y0:y1, x0:x1].astype(np.float32)
     cover = alpha / white
     frame[y0:y1, x0:x1] = (warped[:, :, :3] * alpha + roi * (1.0 - cover)).astype(np.uint8)
 
 
-def card_corners(cx: float, cy: float, width: float, height: float, angle_deg: float,
-                 jitter: Points | None = None) -> Points:
+def card_corners(
+    cx: float,
+    cy: float,
+    width: float,
+    height: float,
+    angle_deg: float,
+    jitter: Points | None = None,
+) -> Points:
     """Corners of a card centred at (cx, cy), turned by angle, clockwise from
     its top left, each optionally moved by `jitter` (perspective)."""
     a = np.deg2rad(angle_deg)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
-    half = np.array([[-width, -height], [width, -height], [width, height], [-width, height]],
-                    np.float32) / 2
+    half = (
+        np.array(
+            [[-width, -height], [width, -height], [width, height], [-width, height]], np.float32
+        )
+        / 2
+    )
     pts = half @ rot.T + np.array([cx, cy], np.float32)
     if jitter is not None:
         pts = pts + jitter
@@ -161,8 +182,9 @@ def expose(frame: Image, optics: Optics, rng: np.random.Generator) -> Image:
     return out
 
 
-def background(size: tuple[int, int], colour: tuple[int, int, int], seed: int,
-               grain: float = 8.0) -> Image:
+def background(
+    size: tuple[int, int], colour: tuple[int, int, int], seed: int, grain: float = 8.0
+) -> Image:
     """A textured surface (felt, the shoe's ramp): colour plus soft blotches."""
     w, h = size
     rng = np.random.default_rng(seed)

@@ -48,8 +48,14 @@ class ShoeFrame:
 class ShoeCamera:
     """Renders shoe-camera frames from a deck's faces."""
 
-    def __init__(self, deck: Deck, seed: int = 0, mount: ShoeMount | None = None,
-                 fps: float = 30.0, optics: OpticsRange | None = None) -> None:
+    def __init__(
+        self,
+        deck: Deck,
+        seed: int = 0,
+        mount: ShoeMount | None = None,
+        fps: float = 30.0,
+        optics: OpticsRange | None = None,
+    ) -> None:
         self.deck = deck
         self.mount = mount or ShoeMount()
         self.fps = fps
@@ -67,8 +73,14 @@ class ShoeCamera:
         jitter = self.rng.uniform(-1, 1, (4, 2)).astype(np.float32) * m.perspective * m.card_width
         return dx, angle, jitter
 
-    def _frame(self, face: Image | None, top: float, pose: tuple[float, float, Points],
-               motion: float | None, clean: bool = False) -> Image:
+    def _frame(
+        self,
+        face: Image | None,
+        top: float,
+        pose: tuple[float, float, Points],
+        motion: float | None,
+        clean: bool = False,
+    ) -> Image:
         m = self.mount
         frame = self.ramp.copy()
         if face is not None:
@@ -91,8 +103,12 @@ class ShoeCamera:
     def empty(self) -> Image:
         return self._frame(None, 0.0, self._pose(), 0.0)
 
-    def deal(self, cards: Sequence[str | Image], speed: tuple[float, float] = (35.0, 80.0),
-             gap: tuple[int, int] = (3, 12)) -> Iterator[ShoeFrame]:
+    def deal(
+        self,
+        cards: Sequence[str | Image],
+        speed: tuple[float, float] = (35.0, 80.0),
+        gap: tuple[int, int] = (3, 12),
+    ) -> Iterator[ShoeFrame]:
         """Frames of a whole deal: each card slides through the view at a speed
         (pixels per frame at this fps) drawn from `speed`, with `gap` empty
         frames before it; starts and ends on an empty ramp."""
@@ -129,11 +145,19 @@ class ShoeCamera:
             index += 1
         while top - offset * m.card_height < m.frame_size[1]:
             frame = self.ramp.copy()
-            for face, t, pose in ((self.deck[second], top - offset * m.card_height, pose_b),
-                                  (self.deck[first], top, pose_a)):
+            for face, t, pose in (
+                (self.deck[second], top - offset * m.card_height, pose_b),
+                (self.deck[first], top, pose_a),
+            ):
                 dx, angle, jitter = pose
-                corners = card_corners(m.card_left + dx + m.card_width / 2, t + m.card_height / 2,
-                                       m.card_width, m.card_height, angle, jitter)
+                corners = card_corners(
+                    m.card_left + dx + m.card_width / 2,
+                    t + m.card_height / 2,
+                    m.card_width,
+                    m.card_height,
+                    angle,
+                    jitter,
+                )
                 place(frame, face, corners)
             img = expose(frame, self.optics.draw(self.rng, m.frame_size, v * m.shutter), self.rng)
             yield ShoeFrame(img, index, first, 0)

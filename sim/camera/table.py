@@ -30,9 +30,15 @@ class Scene:
     cards: list[PlacedCard]
 
 
-def scene(deck: Deck, cards: Sequence[str], seed: int, size: tuple[int, int] = (640, 480),
-          widths: tuple[float, float] = (80.0, 160.0), felt: tuple[int, int, int] = FELT,
-          optics: OpticsRange | None = None) -> Scene:
+def scene(
+    deck: Deck,
+    cards: Sequence[str],
+    seed: int,
+    size: tuple[int, int] = (640, 480),
+    widths: tuple[float, float] = (80.0, 160.0),
+    felt: tuple[int, int, int] = FELT,
+    optics: OpticsRange | None = None,
+) -> Scene:
     """Cards placed without overlap (rejection sampling on their circles)."""
     rng = np.random.default_rng(seed)
     frame = background(size, felt, seed, grain=6.0)
@@ -44,8 +50,11 @@ def scene(deck: Deck, cards: Sequence[str], seed: int, size: tuple[int, int] = (
             radius = 0.5 * np.hypot(width, 1.4 * width)
             cx = float(rng.uniform(radius, w - radius))
             cy = float(rng.uniform(radius, h - radius))
-            if all(np.hypot(cx - p.centre[0], cy - p.centre[1]) > radius + 0.5 * np.hypot(
-                    p.width, 1.4 * p.width) + 4 for p in placed):
+            if all(
+                np.hypot(cx - p.centre[0], cy - p.centre[1])
+                > radius + 0.5 * np.hypot(p.width, 1.4 * p.width) + 4
+                for p in placed
+            ):
                 break
         else:
             raise ValueError(f"no room for {len(cards)} cards of these sizes")

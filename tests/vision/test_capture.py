@@ -85,8 +85,9 @@ def test_opencv_source_refuses_a_missing_camera() -> None:
         open_source("/dev/no-such-camera")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("picamera2") is not None,
-                    reason="Picamera2 is installed: this is a Pi")
+@pytest.mark.skipif(
+    importlib.util.find_spec("picamera2") is not None, reason="Picamera2 is installed: this is a Pi"
+)
 def test_picamera_source_says_how_to_install_it() -> None:
     with pytest.raises(CameraError, match="python3-picamera2"):
         PicameraSource()

@@ -33,8 +33,9 @@ def _lines(out: str) -> list[list[str]]:
     return [line.split("\t") for line in out.strip().splitlines() if line]
 
 
-def test_vision_read_finds_and_reads_every_card(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_vision_read_finds_and_reads_every_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cal = tmp_path / "cardsjs.npz"
     save(get_calibration("npm-cardsjs"), cal)
     deck = get_deck("npm-cardsjs")
@@ -52,8 +53,11 @@ def test_vision_read_finds_and_reads_every_card(tmp_path: Path,
         mine = [r for r in rows if r[0] == path]
         assert len(mine) == len(placed)
         for p in placed:
-            near = [r for r in mine
-                    if np.hypot(float(r[3]) - p.centre[0], float(r[4]) - p.centre[1]) < 12]
+            near = [
+                r
+                for r in mine
+                if np.hypot(float(r[3]) - p.centre[0], float(r[4]) - p.centre[1]) < 12
+            ]
             assert len(near) == 1
             assert near[0][1] in (p.card, "none")  # read right, or honestly not read
             assert 0.0 <= float(near[0][2]) <= 1.0
@@ -62,7 +66,8 @@ def test_vision_read_finds_and_reads_every_card(tmp_path: Path,
 
 
 def test_vision_read_reports_unreadable_images_and_bad_calibrations(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     junk = tmp_path / "junk.png"
     junk.write_text("not an image")
     black = tmp_path / "black.png"
@@ -78,7 +83,8 @@ def test_vision_read_reports_unreadable_images_and_bad_calibrations(
 
 
 def test_vision_read_uncalibrated_prints_none_rather_than_a_guess(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from sim.camera.decks import card_back
 
     deck = dict(get_deck("house"))
@@ -89,23 +95,27 @@ def test_vision_read_uncalibrated_prints_none_rather_than_a_guess(
     assert run(["vision", "read", str(path)]) == 0
     rows = _lines(capsys.readouterr().out)
     back = s.cards[0]
-    near = [r for r in rows if np.hypot(float(r[3]) - back.centre[0],
-                                        float(r[4]) - back.centre[1]) < 12]
+    near = [
+        r for r in rows if np.hypot(float(r[3]) - back.centre[0], float(r[4]) - back.centre[1]) < 12
+    ]
     assert [r[1] for r in near] == ["none"]
     assert all(r[1] in ("8S", "none") for r in rows)
 
 
 def test_calibrate_deck_writes_a_file_and_refuses_a_bad_folder(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "svg.npz"
-    assert run(["calibrate", "deck", "--images", str(DECKS / "npm-svg-cards"),
-                "--out", str(out)]) == 0
+    assert (
+        run(["calibrate", "deck", "--images", str(DECKS / "npm-svg-cards"), "--out", str(out)]) == 0
+    )
     assert load(out).kind == "deck"
     folder = tmp_path / "partial"
     shutil.copytree(DECKS / "npm-svg-cards", folder)
     (folder / "QD.png").unlink()
-    assert run(["calibrate", "deck", "--images", str(folder), "--out",
-                str(tmp_path / "x.npz")]) == 2
+    assert (
+        run(["calibrate", "deck", "--images", str(folder), "--out", str(tmp_path / "x.npz")]) == 2
+    )
     assert "QD" in capsys.readouterr().err
     assert not (tmp_path / "x.npz").exists()
 
@@ -125,8 +135,8 @@ def fake_camera(monkeypatch: pytest.MonkeyPatch) -> list[FakeShoeDevice]:
 
 
 def test_calibrate_camera_guides_through_52_cards(
-        tmp_path: Path, fake_camera: list[FakeShoeDevice],
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, fake_camera: list[FakeShoeDevice], capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "camera.npz"
     assert run(["calibrate", "camera", "--device", "0", "--out", str(out)]) == 0
     err = capsys.readouterr().err
@@ -138,14 +148,20 @@ def test_calibrate_camera_guides_through_52_cards(
     assert fake_camera[0].closed
 
 
-@pytest.mark.parametrize(("defect", "reason"), [
-    ("blur", "focus"), ("bright", "exposure"), ("offside", "region")])
+@pytest.mark.parametrize(
+    ("defect", "reason"), [("blur", "focus"), ("bright", "exposure"), ("offside", "region")]
+)
 def test_calibrate_camera_refuses_a_bad_setup_with_the_reason(
-        tmp_path: Path, fake_camera: list[FakeShoeDevice], capsys: pytest.CaptureFixture[str],
-        defect: str, reason: str) -> None:
+    tmp_path: Path,
+    fake_camera: list[FakeShoeDevice],
+    capsys: pytest.CaptureFixture[str],
+    defect: str,
+    reason: str,
+) -> None:
     out = tmp_path / "camera.npz"
-    assert run(["calibrate", "camera", "--device", defect, "--seconds", "0.5",
-                "--out", str(out)]) == 2
+    assert (
+        run(["calibrate", "camera", "--device", defect, "--seconds", "0.5", "--out", str(out)]) == 2
+    )
     err = capsys.readouterr().err
     assert f"refused: AS: no usable picture ({reason}:" in err
     assert not out.exists()

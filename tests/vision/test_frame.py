@@ -24,8 +24,11 @@ def test_scattered_cards_are_found_and_read_or_refused() -> None:
         got = read_frame(s.image, model, (70.0, 180.0))
         for p in s.cards:
             total += 1
-            near = [g for g in got if np.hypot(g.centre[0] - p.centre[0],
-                                               g.centre[1] - p.centre[1]) < 12]
+            near = [
+                g
+                for g in got
+                if np.hypot(g.centre[0] - p.centre[0], g.centre[1] - p.centre[1]) < 12
+            ]
             assert len(near) <= 1
             if near:
                 found += 1

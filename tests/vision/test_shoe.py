@@ -34,8 +34,10 @@ def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
 @pytest.mark.parametrize("name", ["npm-svg-cards", "npm-cardsjs", "house"])
 def test_calibrated_reads_perturbed_frames_without_misreads(name: str) -> None:
     model = get_calibration(name).model()
-    results = [(truth, read_still(frame, model, GEOMETRY)[0])
-               for truth, frame in _sample(name, 400, seed=7)]
+    results = [
+        (truth, read_still(frame, model, GEOMETRY)[0])
+        for truth, frame in _sample(name, 400, seed=7)
+    ]
     wrong = [(t, g) for t, g in results if g is not None and g != t]
     correct = sum(1 for t, g in results if g == t)
     assert wrong == []
@@ -46,8 +48,10 @@ def test_calibrated_reads_perturbed_frames_without_misreads(name: str) -> None:
 def test_uncalibrated_never_guesses(name: str) -> None:
     """Also on French indices (1 R D V), which only a calibration teaches."""
     model = generic_model()
-    results = [(truth, read_still(frame, model, GEOMETRY)[0])
-               for truth, frame in _sample(name, 200, seed=8)]
+    results = [
+        (truth, read_still(frame, model, GEOMETRY)[0])
+        for truth, frame in _sample(name, 200, seed=8)
+    ]
     wrong = [(t, g) for t, g in results if g is not None and g != t]
     assert wrong == []
 
@@ -72,8 +76,9 @@ def test_whole_six_deck_shoe_gives_one_read_per_card_in_order() -> None:
     assert firsts == sorted(firsts)
 
 
-def _deal(items: list[object], seed: int = 5, name: str = "npm-cardsjs",
-          optics: OpticsRange | None = None) -> list[CardRead]:
+def _deal(
+    items: list[object], seed: int = 5, name: str = "npm-cardsjs", optics: OpticsRange | None = None
+) -> list[CardRead]:
     deck = get_deck(name)
     cam = ShoeCamera(deck, seed=seed, optics=optics)
     source = CardSource(get_calibration(name).model())
