@@ -317,6 +317,39 @@ class Table:
                 return self.void(reason)
         raise TypeError(f"not an event: {event!r}")
 
+    def verify(self, event: ev.Event) -> None:
+        """Raise the refusal `apply(event)` would raise, without applying anything."""
+        match event:
+            case ev.Card(card):
+                self.verify_card(card)
+            case ev.Action(box, action):
+                self.verify_action(box, action)
+            case ev.Bet(box, player, amount):
+                self.verify_bet(box, player, amount)
+            case ev.CloseBets():
+                self.verify_close_bets()
+            case ev.Insurance(box, player, amount):
+                self.verify_insurance(box, player, amount)
+            case ev.CloseInsurance():
+                self._in_round("close insurance").verify_close_insurance()
+            case ev.Burn(card):
+                self.verify_burn(card)
+            case ev.NewShoe(rules, boxes):
+                self._check_shoe_line(rules, boxes)
+                self.verify_new_shoe()
+            case ev.MisdealCard():
+                self._in_round("call a mistaken card").verify_misdeal_card()
+            case ev.Void():
+                self.verify_void()
+
+    def can(self, event: ev.Event) -> bool:
+        """Whether `apply(event)` would be accepted now."""
+        try:
+            self.verify(event)
+        except TableError:
+            return False
+        return True
+
     def _check_shoe_line(self, rules: str | None, boxes: int | None) -> None:
         if rules is not None and rules != self.p.name:
             raise IllegalAction(
