@@ -53,7 +53,9 @@ class Broker:
         self.kind = "mosquitto 2.x" if exe else "embedded amqtt (mosquitto not installed)"
         if exe:
             conf = workdir / "mosquitto.conf"
-            conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n")
+            conf.write_text(
+                f"listener {self.port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
+            )
             command = [exe, "-c", str(conf)]
         else:
             command = [sys.executable, "-m", "controller.broker", str(self.port)]
@@ -278,8 +280,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"{'offered/s':>9} {'records':>8} {'events/s':>9} {'cards':>6} "
                 f"{'p50 ms':>7} {'p99 ms':>7} {'max ms':>7}"
             )
-            for offered in args.rate:
-                r = latency(broker, offered, args.seconds, fsync, workdir)
+            for i, offered in enumerate(args.rate):
+                r = latency(broker, offered, args.seconds, fsync, workdir / f"run{i}")
                 print(
                     f"{r['rate']:>9.0f} {r['records']:>8} {r['events'] / r['seconds']:>9.0f} "
                     f"{r['measured']:>6} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['max']:>7.2f}"

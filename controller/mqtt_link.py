@@ -13,6 +13,7 @@ when the connection drops without a DISCONNECT (kill -9, power cut, cable).
 from __future__ import annotations
 
 import logging
+import socket
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -123,6 +124,10 @@ class MqttLink:
             if rc.is_failure:
                 log.warning("broker refused the connection", extra={"reason": str(rc)})
                 return
+            sock = client.socket()
+            if isinstance(sock, socket.socket):
+                # Small messages must not wait for the previous one's TCP ack (Nagle).
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             client.subscribe(f"{self.root}/cmd/+", qos=1)
             self.put(Connected())
         except Exception:

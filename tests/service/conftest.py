@@ -87,6 +87,7 @@ class BrokerProcess:
             "persistence true\n"
             f"persistence_location {data}/\n"
             "max_queued_messages 100000\n"
+            "set_tcp_nodelay true\n"
             "log_dest stderr\n"
             # Started as root, mosquitto drops to the 'mosquitto' user, which cannot
             # write our temp dir: it would then lose its persistence file silently.
