@@ -42,8 +42,8 @@ from drivers.interfaces import BetSeen, CardRead, DriverEvent, DriverSet, PanelP
 log = logging.getLogger("croupier.service")
 
 Timer = Callable[[], float | None]
-BATCH = 64
-SWITCH_INTERVAL = 0.0005  # seconds  # records taken from the queue before the outbox is committed and published
+BATCH = 64  # records taken from the queue before the outbox is committed and published
+SWITCH_INTERVAL = 0.0005  # seconds
 
 
 class _Stop:
