@@ -20,12 +20,17 @@ message sent twice keeps its id), so a batch costs one fsync, not two.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
+
+log = logging.getLogger("croupier.journal")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
@@ -70,11 +75,16 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.fsync = fsync
         self.db.execute("PRAGMA synchronous=NORMAL")
+        # Checkpoints (copying the WAL into the database, with fsyncs of their own) run
+        # in a thread of their own, not in the middle of a commit on the table's loop.
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+        self._checkpointer = _Checkpointer(self.path)
         self.db.executescript(SCHEMA)
         row = self.db.execute("SELECT max(seq) FROM journal").fetchone()
         self.last_seq: int = row[0] or 0
 
     def close(self) -> None:
+        self._checkpointer.stop()
         self.db.close()
 
     # ---------------------------------------------------------------- meta
@@ -187,6 +197,35 @@ class Store:
     # ---------------------------------------------------------------- misc
     def _tx(self) -> _Transaction:
         return _Transaction(self.db)
+
+
+class _Checkpointer:
+    """Checkpoints the WAL every second from its own connection (PASSIVE: never blocks
+    the writer). Without it the WAL would grow for ever: autocheckpoint is off."""
+
+    PERIOD = 1.0
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="wal-checkpoint", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            while not self.done.wait(self.PERIOD):
+                with contextlib.suppress(sqlite3.OperationalError):  # busy: next period
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            log.exception("WAL checkpoint failed")
+        finally:
+            db.close()
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=10)
 
 
 class _Transaction:

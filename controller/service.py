@@ -407,6 +407,7 @@ class Service:
                 driver.stop()
             except Exception:
                 log.exception("a driver failed to stop")
+        self.drain()  # records the drivers sent before they stopped are journaled too
         self._flush()
         self.pump.flush_acks()
         if self.link is not None:
