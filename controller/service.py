@@ -44,6 +44,7 @@ log = logging.getLogger("croupier.service")
 Timer = Callable[[], float | None]
 BATCH = 64  # records taken from the queue before the outbox is committed and published
 SWITCH_INTERVAL = 0.0005  # seconds
+STATE_EVERY = 0.05  # seconds between state snapshots while records keep coming
 
 
 class _Stop:
@@ -94,6 +95,7 @@ class Service:
         self.view = TableView(self.table, self.table_id, self.intake)
         self.pending: list[tuple[int, Message]] = []
         self.changed = True
+        self._state_at = 0.0
         self.running = False
         self.exit_when_idle = False
         self._timers: list[tuple[float, int, Timer]] = []
@@ -225,7 +227,7 @@ class Service:
             self._iteration_items([self.queue.get_nowait()])
 
     def _iteration(self) -> None:
-        if self.exit_when_idle and self.pump.idle():
+        if self.exit_when_idle and not self.changed and self.pump.idle():
             self.running = False
             return
         # Timers run only on an empty queue: a bot acts on a table that has taken
@@ -302,8 +304,12 @@ class Service:
             self.store.add(self.pending, self.store.last_seq, self.pump.acked)
             self.pending = []
             self.pump.acked = []
-        if self.changed:
+        # The snapshot follows every change, but under a burst once per STATE_EVERY, not
+        # once per batch: building it costs more than applying a card.
+        now = time.monotonic()
+        if self.changed and (self.queue.empty() or now - self._state_at >= STATE_EVERY):
             self.changed = False
+            self._state_at = now
             self._set_slots()
         self.pump.pump()
         self.view.connected = self.pump.connected
