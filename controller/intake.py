@@ -81,6 +81,8 @@ class Intake:
         if read.card is None or read.confidence < self.min_confidence:
             self.awaiting_key = True
             seen = "nothing" if read.card is None else f"{read.card} at {read.confidence:.2f}"
+            if read.reason:
+                seen += f", {read.reason.replace('_', ' ')}"
             return Raise(
                 "unreadable",
                 f"the shoe could not read the card (read {seen}): key it in on the panel",

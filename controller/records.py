@@ -30,13 +30,14 @@ Record = DriverEvent | PitCommand
 
 def encode(record: Record) -> dict[str, Any]:
     match record:
-        case CardRead(card, confidence, source, frame):
+        case CardRead(card, confidence, source, frame, reason):
             return {
                 "kind": "card_read",
                 "card": card,
                 "confidence": confidence,
                 "source": source,
                 "frame": frame,
+                "reason": reason,
             }
         case BetSeen(box, spot, amount, kind):
             return {
@@ -58,7 +59,9 @@ def encode(record: Record) -> dict[str, Any]:
 def decode(data: dict[str, Any]) -> Record:
     kind = data["kind"]
     if kind == "card_read":
-        return CardRead(data["card"], data["confidence"], data["source"], data["frame"])
+        return CardRead(
+            data["card"], data["confidence"], data["source"], data["frame"], data.get("reason")
+        )
     if kind == "bet_seen":
         return BetSeen(data["box"], data["spot"], Decimal(data["amount"]), data["spot_kind"])
     if kind == "panel":

@@ -31,13 +31,16 @@ class CardRead:
     card could not be read; `confidence` is the recogniser's score in [0, 1].
     An unreadable card (None, or a score under the table's `min_confidence`)
     becomes an `unreadable` alert and the table waits for the dealer to key
-    the card in on the panel (`PanelPress("key_card", card=...)`).
+    the card in on the panel (`PanelPress("key_card", card=...)`). The shoe
+    camera's reader (`drivers.camera`) has a richer read of its own;
+    `drivers.camera.driver` turns it into this one.
     """
 
     card: str | None
     confidence: float = 1.0
     source: str = "shoe"
     frame: int | None = None  # the camera's frame number, for the audit trail
+    reason: str | None = None  # why it is unreadable (the camera's no_index, conflict, ...)
 
 
 SpotKind = Literal["stake", "insurance"]
