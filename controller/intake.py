@@ -20,11 +20,7 @@ from controller.engine.money import fmt
 from drivers.interfaces import BetSeen, CardRead, DriverEvent, PanelPress, SensorFault
 
 DECISIONS = ("stand", "double", "split", "surrender", "take_card", "refuse_card")
-PLAIN = {
-    "close_bets": "close_bets",
-    "close_insurance": "close_insurance",
-    "misdeal_card": "misdeal_card",
-}
+PLAIN = ("close_bets", "close_insurance", "misdeal_card")  # buttons named as their events
 
 
 def player_at(box: int, spot: int) -> str:
@@ -142,7 +138,7 @@ class Intake:
             box = press.box if press.box is not None else self.table.expecting().box
             return Ask({"type": "action", "box": box or 1, "action": button})
         if button in PLAIN:
-            return Ask({"type": PLAIN[button]})
+            return Ask({"type": button})
         if button == "new_shoe":
             return Ask({"type": "shoe"})
         return Ask({"type": "void", "reason": press.reason or "voided at the table"})
