@@ -33,7 +33,6 @@ class Pump:
         self.acked: list[int] = []  # outbox ids to mark sent at the next commit
         self.slots: dict[str, str] = {}
         self.dirty: set[str] = set()
-        self.published = 0
 
     def set_slot(self, topic: str, payload: str) -> None:
         if self.slots.get(topic) != payload:
@@ -84,7 +83,6 @@ class Pump:
             for row in self.store.rows_from(self.cursor, room):
                 self.inflight[link.publish(row.topic, row.payload)] = row.id
                 self.cursor = row.id + 1
-                self.published += 1
         if self.cursor > self.store.last_id():
             self._slots(tuple(self.dirty))
 

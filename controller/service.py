@@ -63,7 +63,6 @@ class TableView:
     alerts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=6))
     connected: bool = False
     backlog: int = 0
-    applied: int = 0  # input events applied by this process
 
     @property
     def awaiting_key(self) -> bool:
@@ -261,7 +260,6 @@ class Service:
         first = self.store.append([encode(r) for r in records])
         for seq, record in enumerate(records, start=first):
             self.pending.extend((seq, m) for m in self._process(seq, record))
-        self.view.applied += len(records)
         self.changed = True
 
     def _run_timers(self) -> float:

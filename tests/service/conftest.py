@@ -61,13 +61,18 @@ def wait_port(port: int, timeout: float = 10.0) -> None:
 
 
 class BrokerProcess:
-    """A broker in its own process, which a test can stop and start again."""
+    """A broker in its own process, which a test can stop and start again.
 
-    def __init__(self, workdir: Path) -> None:
+    `listeners`: mosquitto configuration lines for the listeners (default: one
+    anonymous TCP listener on `port`); the rest of the configuration is shared.
+    """
+
+    def __init__(self, workdir: Path, listeners: str | None = None) -> None:
         self.workdir = workdir
         self.port = free_port()
         self.exe = mosquitto_path()
         self.kind = "mosquitto" if self.exe else "amqtt"
+        self.listeners = listeners or f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = open(workdir / f"{self.kind}.log", "ab")  # noqa: SIM115
 
@@ -82,9 +87,7 @@ class BrokerProcess:
         data = self.workdir / "data"
         data.mkdir(exist_ok=True)
         conf.write_text(
-            f"listener {self.port} 127.0.0.1\n"
-            "allow_anonymous true\n"
-            "persistence true\n"
+            self.listeners + "persistence true\n"
             f"persistence_location {data}/\n"
             "max_queued_messages 100000\n"
             "set_tcp_nodelay true\n"
