@@ -135,19 +135,19 @@ class Broker:
     tls: int
     wss: int
     pki: Pki
-    process: subprocess.Popen[bytes]
     log: Path
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
 
 
-def _templated(name: str, base: Path, ports: dict[str, str]) -> str:
-    text = (SHIPPED / name).read_text()
-    assert PROD_DIR in text, f"{name} no longer uses {PROD_DIR}: update the test's templating"
-    text = text.replace(PROD_DIR, f"{base}/croupier/")
+def templated(conf: Path, croupier_dir: Path, ports: dict[str, str]) -> str:
+    """A shipped or installed mosquitto conf file with test paths and ports."""
+    text = conf.read_text()
+    assert PROD_DIR in text, f"{conf.name} no longer uses {PROD_DIR}: update the test's templating"
+    text = text.replace(PROD_DIR, f"{croupier_dir}/")
     for shipped, ours in ports.items():
-        assert text.count(shipped) == 1, f"{name}: expected one {shipped!r}"
+        assert text.count(shipped) == 1, f"{conf.name}: expected one {shipped!r}"
         text = text.replace(shipped, ours)
     return text
 
@@ -168,17 +168,58 @@ def _wait_listening(process: subprocess.Popen[bytes], ports: list[int], log: Pat
 
 
 @contextlib.contextmanager
-def running_broker() -> Iterator[Broker]:
+def mosquitto(base: Path, confs: dict[str, str], ports: list[int]) -> Iterator[Path]:
+    """Run mosquitto with `confs` (name: text) in conf.d under a main file like
+    Debian's; yields its log file once every port listens."""
     binary = need("mosquitto", "mosquitto")
-    need("mosquitto_passwd", "mosquitto")
-    # Not pytest's tmp_path: when the tests run as root, mosquitto drops to the
-    # `mosquitto` user, which must be able to reach the files (as on the Pi).
+    conf_d = base / "conf.d"
+    conf_d.mkdir()
+    for name, text in confs.items():
+        (conf_d / name).write_text(text)
+    lib = base / "lib"
+    lib.mkdir()
+    if os.geteuid() == 0:
+        shutil.chown(lib, user="mosquitto")
+    # What Debian's /etc/mosquitto/mosquitto.conf sets, with our paths.
+    main = base / "mosquitto.conf"
+    main.write_text(
+        f"persistence true\npersistence_location {lib}/\nlog_dest stderr\ninclude_dir {conf_d}\n"
+    )
+    log = base / "mosquitto.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen([binary, "-c", str(main)], stdout=out, stderr=out)
+    try:
+        _wait_listening(process, ports, log)
+        yield log
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextlib.contextmanager
+def scratch_dir() -> Iterator[Path]:
+    """Not pytest's tmp_path: when the tests run as root, mosquitto drops to the
+    `mosquitto` user, which must be able to reach the files (as on the Pi)."""
     base = Path(tempfile.mkdtemp(prefix="croupier-broker-"))
     base.chmod(0o755)
-    process: subprocess.Popen[bytes] | None = None
     try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def running_broker() -> Iterator[Broker]:
+    need("mosquitto", "mosquitto")
+    need("mosquitto_passwd", "mosquitto")
+    with scratch_dir() as base:
         pki = make_pki(base / "pki")
-        certs = base / "croupier" / "certs"
+        croupier = base / "croupier"
+        certs = croupier / "certs"
         certs.mkdir(parents=True)
         for src, dst in (
             (pki.ca, "ca.crt"),
@@ -187,16 +228,16 @@ def running_broker() -> Iterator[Broker]:
         ):
             shutil.copy(src, certs / dst)
         (certs / "broker.key").chmod(0o640)
-        for path in (base / "croupier", certs, base / "pki"):
+        for path in (croupier, certs, base / "pki"):
             path.chmod(0o750)
-        for path in (base / "croupier", certs, certs / "broker.key"):
+        for path in (croupier, certs, certs / "broker.key"):
             _give_to_mosquitto_group(path)
         for name, (role, table) in ACCOUNTS.items():
             run(
                 "bash",
                 BROKER_TOOL,
                 "--dir",
-                base / "croupier",
+                croupier,
                 "--roles",
                 SHIPPED / "roles.acl",
                 "--no-reload",
@@ -207,44 +248,20 @@ def running_broker() -> Iterator[Broker]:
                 stdin=password(name) + "\n",
             )
         tcp, tls, wss = free_port(), free_port(), free_port()
-        conf_d = base / "conf.d"
-        conf_d.mkdir()
-        (conf_d / "10-croupier.conf").write_text(
-            _templated(
-                "10-croupier.conf", base, {"listener 1883 127.0.0.1": f"listener {tcp} 127.0.0.1"}
-            )
-        )
-        (conf_d / "20-croupier-floor.conf").write_text(
-            _templated(
-                "20-croupier-floor.conf",
-                base,
+        confs = {
+            "10-croupier.conf": templated(
+                SHIPPED / "10-croupier.conf",
+                croupier,
+                {"listener 1883 127.0.0.1": f"listener {tcp} 127.0.0.1"},
+            ),
+            "20-croupier-floor.conf": templated(
+                SHIPPED / "20-croupier-floor.conf",
+                croupier,
                 {"listener 8883\n": f"listener {tls}\n", "listener 9443\n": f"listener {wss}\n"},
-            )
-        )
-        lib = base / "lib"
-        lib.mkdir()
-        if os.geteuid() == 0:
-            shutil.chown(lib, user="mosquitto")
-        # What Debian's /etc/mosquitto/mosquitto.conf sets, with our paths.
-        main = base / "mosquitto.conf"
-        main.write_text(
-            f"persistence true\npersistence_location {lib}/\n"
-            f"log_dest stderr\ninclude_dir {conf_d}\n"
-        )
-        log = base / "mosquitto.log"
-        with log.open("wb") as out:
-            process = subprocess.Popen([binary, "-c", str(main)], stdout=out, stderr=out)
-        _wait_listening(process, [tcp, tls, wss], log)
-        yield Broker(base, tcp, tls, wss, pki, process, log)
-    finally:
-        if process is not None:
-            process.terminate()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        shutil.rmtree(base, ignore_errors=True)
+            ),
+        }
+        with mosquitto(base, confs, [tcp, tls, wss]) as log:
+            yield Broker(base, tcp, tls, wss, pki, log)
 
 
 def _give_to_mosquitto_group(path: Path) -> None:
