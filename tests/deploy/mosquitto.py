@@ -121,6 +121,7 @@ ACCOUNTS = {  # name: (role, table or None)
     "anna": ("supervisor", None),
     "bob": ("supervisor", "T1"),
     "eye": ("surveillance", None),
+    "archive": ("recorder", None),
 }
 
 

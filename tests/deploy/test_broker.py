@@ -173,6 +173,23 @@ def test_a_supervisor_cannot_read_surveillance(peer: Callable[[str], Peer]) -> N
     assert hidden.encode() not in payloads(anna.settle())
 
 
+# ------------------------------------------------------------ recorders
+def test_a_recorder_may_ask_for_a_republish_and_nothing_else(peer: Callable[[str], Peer]) -> None:
+    archive, table, anna = peer("archive"), peer("table-T1"), peer("anna")
+    table.subscribe("croupier/v1/T1/cmd/+")
+    archive.subscribe("croupier/v1/T1/#")
+    republish, forged, marker = unique("from-seq-1"), unique("recorder-void"), unique("void")
+    archive.publish("croupier/v1/T1/cmd/republish", republish)
+    archive.publish("croupier/v1/T1/cmd/void_round", forged)
+    anna.publish("croupier/v1/T1/cmd/void_round", marker)
+    table.expect("croupier/v1/T1/cmd/republish", republish)
+    table.expect("croupier/v1/T1/cmd/void_round", marker)
+    assert forged.encode() not in payloads(table.settle())
+    hidden = unique("counts")
+    table.publish("croupier/v1/T1/surveillance/counts", hidden)
+    archive.expect("croupier/v1/T1/surveillance/counts", hidden)
+
+
 # ------------------------------------------------------------ who may connect
 @pytest.mark.parametrize(
     ("username", "secret"),
