@@ -174,11 +174,11 @@ def mosquitto(base: Path, confs: dict[str, str], ports: list[int]) -> Iterator[P
     Debian's; yields its log file once every port listens."""
     binary = need("mosquitto", "mosquitto")
     conf_d = base / "conf.d"
-    conf_d.mkdir()
+    conf_d.mkdir(exist_ok=True)  # a second start on the same base keeps its state
     for name, text in confs.items():
         (conf_d / name).write_text(text)
     lib = base / "lib"
-    lib.mkdir()
+    lib.mkdir(exist_ok=True)
     if os.geteuid() == 0:
         shutil.chown(lib, user="mosquitto")
     # What Debian's /etc/mosquitto/mosquitto.conf sets, with our paths.
@@ -187,7 +187,7 @@ def mosquitto(base: Path, confs: dict[str, str], ports: list[int]) -> Iterator[P
         f"persistence true\npersistence_location {lib}/\nlog_dest stderr\ninclude_dir {conf_d}\n"
     )
     log = base / "mosquitto.log"
-    with log.open("wb") as out:
+    with log.open("ab") as out:
         process = subprocess.Popen([binary, "-c", str(main)], stdout=out, stderr=out)
     try:
         _wait_listening(process, ports, log)
@@ -213,56 +213,73 @@ def scratch_dir() -> Iterator[Path]:
         shutil.rmtree(base, ignore_errors=True)
 
 
+def broker_files(base: Path) -> tuple[Pki, Path]:
+    """Certificates and the accounts of ACCOUNTS under `base`; returns the PKI
+    and the directory that stands for /etc/mosquitto/croupier."""
+    need("mosquitto_passwd", "mosquitto")
+    pki = make_pki(base / "pki")
+    croupier = base / "croupier"
+    certs = croupier / "certs"
+    certs.mkdir(parents=True)
+    for src, dst in (
+        (pki.ca, "ca.crt"),
+        (pki.server_cert, "broker.crt"),
+        (pki.server_key, "broker.key"),
+    ):
+        shutil.copy(src, certs / dst)
+    (certs / "broker.key").chmod(0o640)
+    for path in (croupier, certs, base / "pki"):
+        path.chmod(0o750)
+    for path in (croupier, certs, certs / "broker.key"):
+        _give_to_mosquitto_group(path)
+    for name, (role, table) in ACCOUNTS.items():
+        run(
+            "bash",
+            BROKER_TOOL,
+            "--dir",
+            croupier,
+            "--roles",
+            SHIPPED / "roles.acl",
+            "--no-reload",
+            "add",
+            role,
+            name,
+            *([table] if table else []),
+            stdin=password(name) + "\n",
+        )
+    return pki, croupier
+
+
+@contextlib.contextmanager
+def broker_process(
+    base: Path, pki: Pki, croupier: Path, ports: tuple[int, int, int]
+) -> Iterator[Broker]:
+    """The shipped 10- and 20- confs on `ports` (local TCP, TLS, WebSockets)."""
+    tcp, tls, wss = ports
+    confs = {
+        "10-croupier.conf": templated(
+            SHIPPED / "10-croupier.conf",
+            croupier,
+            {"listener 1883 127.0.0.1": f"listener {tcp} 127.0.0.1"},
+        ),
+        "20-croupier-floor.conf": templated(
+            SHIPPED / "20-croupier-floor.conf",
+            croupier,
+            {"listener 8883\n": f"listener {tls}\n", "listener 9443\n": f"listener {wss}\n"},
+        ),
+    }
+    with mosquitto(base, confs, [tcp, tls, wss]) as log:
+        yield Broker(base, tcp, tls, wss, pki, log)
+
+
 @contextlib.contextmanager
 def running_broker() -> Iterator[Broker]:
     need("mosquitto", "mosquitto")
-    need("mosquitto_passwd", "mosquitto")
     with scratch_dir() as base:
-        pki = make_pki(base / "pki")
-        croupier = base / "croupier"
-        certs = croupier / "certs"
-        certs.mkdir(parents=True)
-        for src, dst in (
-            (pki.ca, "ca.crt"),
-            (pki.server_cert, "broker.crt"),
-            (pki.server_key, "broker.key"),
-        ):
-            shutil.copy(src, certs / dst)
-        (certs / "broker.key").chmod(0o640)
-        for path in (croupier, certs, base / "pki"):
-            path.chmod(0o750)
-        for path in (croupier, certs, certs / "broker.key"):
-            _give_to_mosquitto_group(path)
-        for name, (role, table) in ACCOUNTS.items():
-            run(
-                "bash",
-                BROKER_TOOL,
-                "--dir",
-                croupier,
-                "--roles",
-                SHIPPED / "roles.acl",
-                "--no-reload",
-                "add",
-                role,
-                name,
-                *([table] if table else []),
-                stdin=password(name) + "\n",
-            )
-        tcp, tls, wss = free_port(), free_port(), free_port()
-        confs = {
-            "10-croupier.conf": templated(
-                SHIPPED / "10-croupier.conf",
-                croupier,
-                {"listener 1883 127.0.0.1": f"listener {tcp} 127.0.0.1"},
-            ),
-            "20-croupier-floor.conf": templated(
-                SHIPPED / "20-croupier-floor.conf",
-                croupier,
-                {"listener 8883\n": f"listener {tls}\n", "listener 9443\n": f"listener {wss}\n"},
-            ),
-        }
-        with mosquitto(base, confs, [tcp, tls, wss]) as log:
-            yield Broker(base, tcp, tls, wss, pki, log)
+        pki, croupier = broker_files(base)
+        ports = (free_port(), free_port(), free_port())
+        with broker_process(base, pki, croupier, ports) as broker:
+            yield broker
 
 
 def _give_to_mosquitto_group(path: Path) -> None:
@@ -371,9 +388,9 @@ class Peer:
         with self._cond:
             assert self._cond.wait_for(lambda: info.mid in self._acks, TIMEOUT), "no PUBACK"
 
-    def expect(self, topic: str, payload: str) -> tuple[str, bytes, bool]:
+    def expect(self, topic: str, payload: str, timeout: float = TIMEOUT) -> tuple[str, bytes, bool]:
         """Wait for this message; everything received meanwhile is kept in `seen`."""
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + timeout
         while True:
             for item in self.seen:
                 if item[0] == topic and item[1] == payload.encode():

@@ -3,6 +3,7 @@ broker running the same shipped configuration and ACL."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import uuid
@@ -18,6 +19,9 @@ from tests.deploy.mosquitto import (
     SHIPPED,
     Broker,
     Peer,
+    Pki,
+    broker_files,
+    broker_process,
     free_port,
     mosquitto,
     password,
@@ -45,13 +49,14 @@ def bridge_conf(croupier: Path, central: Broker) -> str:
     return text.replace(PROD_DIR, f"{croupier}/")
 
 
-@pytest.fixture(scope="module")
-def floor() -> Iterator[Floor]:
-    with running_broker() as central, scratch_dir() as pi:
+@contextlib.contextmanager
+def pi_with_bridge(pki: Pki, central: Broker) -> Iterator[int]:
+    """A table's Pi: the shipped local conf and the bridge example to `central`.
+    Yields the port of its local listener (accounts table-T1 and eye)."""
+    with scratch_dir() as pi:
         croupier = pi / "croupier"
         certs = croupier / "certs"
         certs.mkdir(parents=True)
-        pki = central.pki
         for src, name in (
             (pki.ca, "central-ca.crt"),
             (pki.client_cert, "bridge.crt"),
@@ -65,6 +70,7 @@ def floor() -> Iterator[Floor]:
         tool = ["bash", str(BROKER_TOOL), "--dir", str(croupier)]
         tool += ["--roles", str(SHIPPED / "roles.acl"), "--no-reload", "add"]
         run(*tool, "table", "table-T1", "T1", stdin=LOCAL_SECRET + "\n")
+        run(*tool, "surveillance", "eye", stdin=password("eye") + "\n")
         port = free_port()
         confs = {
             "10-croupier.conf": templated(
@@ -75,13 +81,22 @@ def floor() -> Iterator[Floor]:
             "30-croupier-bridge.conf": bridge_conf(croupier, central),
         }
         with mosquitto(pi, confs, [port]):
-            watcher = Peer(central.tcp, "eye").connect()
-            try:
-                watcher.subscribe("croupier/v1/T1/bridge")
-                watcher.expect("croupier/v1/T1/bridge", "1")  # the link is up
-            finally:
-                watcher.close()
-            yield Floor(central, port)
+            yield port
+
+
+def link_is(port: int, state: str, username: str = "eye") -> Peer:
+    """Wait until the bridge state seen on the broker at `port` is `state`."""
+    watcher = Peer(port, username).connect()
+    watcher.subscribe("croupier/v1/T1/bridge")
+    watcher.expect("croupier/v1/T1/bridge", state)
+    return watcher
+
+
+@pytest.fixture(scope="module")
+def floor() -> Iterator[Floor]:
+    with running_broker() as central, pi_with_bridge(central.pki, central) as port:
+        link_is(central.tcp, "1").close()  # the link is up
+        yield Floor(central, port)
 
 
 @pytest.fixture
@@ -144,3 +159,50 @@ def test_only_the_listed_topics_cross(table: Peer, central: dict[str, Peer]) -> 
     table.publish("croupier/v1/T1/events", marker)
     eye.expect("croupier/v1/T1/events", marker)
     assert stray.encode() not in {m[1] for m in eye.settle()}
+
+
+def test_a_central_outage_queues_the_tables_messages_but_drops_stale_commands() -> None:
+    """What docs/deploy.md promises of the bridge: the table's messages wait on
+    the Pi while the central broker is away and arrive, in order, when it is
+    back; a command sent to the central broker meanwhile is not executed later."""
+    with scratch_dir() as base:
+        pki, croupier = broker_files(base)
+        ports = (free_port(), free_port(), free_port())
+        first_run = contextlib.ExitStack()
+        central = first_run.enter_context(broker_process(base, pki, croupier, ports))
+        with first_run, pi_with_bridge(pki, central) as pi:
+            link_is(central.tcp, "1").close()
+            local_eye = link_is(pi, "1")
+            table = Peer(pi, "table-T1", LOCAL_SECRET).connect()
+            table.subscribe("croupier/v1/T1/cmd/+")
+            again_peers: list[Peer] = []
+            try:
+                first_run.close()  # the central broker goes away
+                local_eye.seen.clear()
+                local_eye.expect("croupier/v1/T1/bridge", "0")
+                queued = [unique(f"queued-{i:02d}") for i in range(50)]
+                for text in queued:  # acknowledged by the Pi's own broker
+                    table.publish("croupier/v1/T1/events", text)
+                with broker_process(base, pki, croupier, ports) as again:
+                    eye, anna = Peer(again.tcp, "eye"), Peer(again.tcp, "anna")
+                    again_peers += [eye, anna]
+                    eye.connect().subscribe("croupier/v1/T1/events")
+                    stale = unique("stale-void")
+                    anna.connect().publish("croupier/v1/T1/cmd/void_round", stale)
+                    assert b"1" not in {m[1] for m in local_eye.settle()}, (
+                        "the bridge came back before the stale command was sent: "
+                        "restart_timeout in the bridge example should wait at least 5 s"
+                    )
+                    local_eye.seen.clear()
+                    local_eye.expect("croupier/v1/T1/bridge", "1", timeout=40)
+                    for text in queued:
+                        eye.expect("croupier/v1/T1/events", text)
+                    got = [m[1].decode() for m in eye.seen if m[0].endswith("/events")]
+                    assert got[: len(queued)] == queued  # in order
+                    fresh = unique("fresh-void")
+                    anna.publish("croupier/v1/T1/cmd/void_round", fresh)
+                    table.expect("croupier/v1/T1/cmd/void_round", fresh)
+                    assert stale.encode() not in {m[1] for m in table.settle()}
+            finally:
+                for peer in (local_eye, table, *again_peers):
+                    peer.close()
