@@ -71,6 +71,7 @@ for f in systemd/croupier.service systemd/croupier-retry.service systemd/croupie
          systemd/croupier.service.d/rpi-gpio-sysfs.conf systemd/table.toml.in \
          systemd/croupier-broker systemd/mosquitto/10-croupier.conf \
          systemd/mosquitto/20-croupier-floor.conf systemd/mosquitto/roles.acl \
+         systemd/mosquitto/mosquitto.service.d/croupier.conf \
          docs/deploy.md pyproject.toml; do
   [ -f "$src/$f" ] || die "$src/$f is missing: run install.sh from a complete croupier source tree"
 done
@@ -93,6 +94,7 @@ own() {
 }
 
 changed=no  # set by put/remove when they changed something
+broker_unit_changed=no
 
 # put MODE OWNER PATH: install standard input as PATH (under --root), only
 # when its content or mode differs. OWNER is user:group (set on the live system).
@@ -214,6 +216,7 @@ if [ "$live" = yes ]; then
 else
   packages+=("${optional[@]}")
 fi
+run apt-get update
 run apt-get install -y --no-install-recommends "${packages[@]}"
 if [ "$live" = no ] && ! command -v mosquitto_passwd >/dev/null; then
   die "mosquitto_passwd is needed to write the broker's password file (apt-get install mosquitto)"
@@ -281,6 +284,9 @@ directory 0750 root:mosquitto "$BROKER_DIR"
 directory 0750 root:mosquitto "$BROKER_DIR/certs"
 put 0644 root:root /etc/mosquitto/conf.d/10-croupier.conf <"$src/systemd/mosquitto/10-croupier.conf"
 broker_conf_changed="$changed"
+put 0644 root:root "$UNIT_DIR/mosquitto.service.d/croupier.conf" \
+  <"$src/systemd/mosquitto/mosquitto.service.d/croupier.conf"
+[ "$changed" = yes ] && broker_unit_changed=yes
 certs=yes
 for c in ca.crt broker.crt broker.key; do [ -f "$root$BROKER_DIR/certs/$c" ] || certs=no; done
 if [ "$certs" = yes ]; then
@@ -313,7 +319,7 @@ accounts_changed=no
   || accounts_changed=yes
 
 # ---------------------------------------------------------------- units
-units_changed=no
+units_changed="$broker_unit_changed"
 for u in croupier.service croupier-retry.service croupier-retry.timer; do
   put 0644 root:root "$UNIT_DIR/$u" <"$src/systemd/$u"
   [ "$changed" = yes ] && units_changed=yes
