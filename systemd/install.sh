@@ -275,8 +275,12 @@ if [ -f "$root$CONFIG" ]; then
     || say "warning: $CONFIG does not log in as table-$table: its broker account is not managed here"
 else
   password="$(new_password)"
-  sed -e "s/@TABLE@/$table/g" -e "s/@RULES@/$rules/g" -e "s/@PASSWORD@/$password/g" \
-    "$src/systemd/table.toml.in" | put 0640 root:croupier "$CONFIG"
+  # Filled in with shell built-ins: the password never appears on a command line.
+  text="$(<"$src/systemd/table.toml.in")"
+  text="${text//@TABLE@/$table}"
+  text="${text//@RULES@/$rules}"
+  text="${text//@PASSWORD@/$password}"
+  printf '%s\n' "$text" | put 0640 root:croupier "$CONFIG"
 fi
 
 # ---------------------------------------------------------------- the broker
