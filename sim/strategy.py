@@ -152,6 +152,10 @@ class Strategy:
             # No more splits: play the pair as its total.
             column = UP_COLUMN[VALUE[r.dealer[0]]]
             code = self.soft[hand.hard + 10][column] if hand.soft else self.hard[hand.hard][column]
+        if code == "H" and not hand.split_aces:
+            return "card"  # a hit is open to any other hand in play
+        if code == "S" and not self.profile.forced_draw_to:
+            return "stand"  # and so is a stand, unless the profile forces a draw
         for action in _PREFERENCE[code]:
             if can(action):
                 return action

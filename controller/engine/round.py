@@ -253,15 +253,25 @@ class Round:
             step = self.step
             target = self.plan[step]
             self.step = step = step + 1
+            value = VALUE[card]
             if target >= 0:
-                hand = self.boxes[target].hands[0]
+                box = self.boxes[target]
+                hand = box.hands[0]
                 closed = self.p.player_closed_card and len(hand.cards) == 1
-                hand.add(card, closed)
-                out.append(
-                    _new(ops.CardDealt, (self.number, self.boxes[target].number, 1, card, closed))
-                )
+                # hand.add(card, closed), inlined
+                hand.cards.append(card)
+                hand.face_down.append(closed)
+                hand.hard += value
+                if value == 1:
+                    hand.aces = True
+                out.append(_new(ops.CardDealt, (self.number, box.number, 1, card, closed)))
             else:
-                self._dealer_add(card)
+                # self._dealer_add(card), inlined
+                self.dealer.append(card)
+                hard = self.dealer_hard = self.dealer_hard + value
+                if value == 1:
+                    self.dealer_aces = True
+                self.dealer_total = hard + 10 if self.dealer_aces and hard <= 11 else hard
                 out.append(_new(ops.CardDealt, (self.number, ops.DEALER, 0, card, target == HOLE)))
             if step == self.plan_end:
                 self._after_deal(out)
@@ -281,7 +291,10 @@ class Round:
             self._after_card(box, hand, out)
             self.undo = None if self.over else undo
         elif phase is DEALER:
-            self._dealer_takes(card, out)
+            self._dealer_add(card)
+            out.append(_new(ops.CardDealt, (self.number, ops.DEALER, 0, card, False)))
+            if not self._dealer_needs_card():
+                self._finish(out)
         else:
             self.verify_card(card)  # raises: no card is expected now
         self.log.extend(out)
@@ -717,12 +730,6 @@ class Round:
             and self.dealer_aces
             and self.dealer_hard == 7
         )
-
-    def _dealer_takes(self, card: str, out: Ops) -> None:
-        self._dealer_add(card)
-        out.append(_new(ops.CardDealt, (self.number, ops.DEALER, 0, card, False)))
-        if not self._dealer_needs_card():
-            self._finish(out)
 
     def _show_hole(self, out: Ops) -> None:
         if self.p.hole_card and not self.hole_shown:
