@@ -31,6 +31,7 @@ class Pump:
         self.inflight: dict[int, int] = {}  # mid -> outbox id
         self.slot_inflight: dict[int, str] = {}  # mid -> slot topic
         self.acked: list[int] = []  # outbox ids to mark sent at the next commit
+        self.acks = 0  # acknowledgements seen (the watchdog: is the outbox draining?)
         self.slots: dict[str, str] = {}
         self.dirty: set[str] = set()
 
@@ -57,6 +58,7 @@ class Pump:
             self.link.connected = False
 
     def on_ack(self, mid: int) -> None:
+        self.acks += 1
         row = self.inflight.pop(mid, None)
         if row is not None:
             self.acked.append(row)

@@ -37,6 +37,7 @@ from controller.journal import Message, Store
 from controller.mqtt_link import Acked, Command, Connected, Disconnected, LinkEvent, MqttLink
 from controller.outbox import Pump
 from controller.records import PitCommand, Record, decode, encode
+from controller.watchdog import Notifier, Watchdog
 from drivers.interfaces import BetSeen, CardRead, DriverEvent, DriverSet, PanelPress, SensorFault
 
 log = logging.getLogger("croupier.service")
@@ -105,6 +106,10 @@ class Service:
             else MqttLink(config.mqtt, broker, self.root, self.will(), self.put)
         )
         self.pump = Pump(self.store, self.link, config.mqtt.window)
+        # systemd (docs/deploy.md): inactive outside it. A long replay extends the start.
+        self.notifier = Notifier()
+        self.watchdog = Watchdog(self.notifier)
+        self.notifier.extend_timeout(60)
         self._replay()
 
     def will(self) -> str:
@@ -214,10 +219,17 @@ class Service:
         self.running = True
         self.start()
         self.every(60.0, self._prune)
+        self.watchdog.watch("outbox", max_age=20.0)
+        self.notifier.ready(f"table {self.table_id}: round {self.table.rounds}")
         try:
             while self.running:
+                acks = self.pump.acks
                 self._iteration()
+                if self.pump.acks != acks or not self.pump.connected or not self.pump.backlog():
+                    self.watchdog.beat("outbox")  # draining, or the broker is away (an alert)
+                self.watchdog.tick()  # pings systemd only while the loop turns and all is fresh
         finally:
+            self.notifier.stopping()
             self._shutdown()
 
     def drain(self) -> None:

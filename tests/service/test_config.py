@@ -98,3 +98,12 @@ def test_sim_flags_are_checked_like_the_file(
     assert code == 2
     assert "command line: sim.speed" in capsys.readouterr().err
     assert not (tmp_path / "table.db").exists()  # nothing started, nothing written
+
+
+def test_the_pi_installer_template_is_a_valid_configuration(tmp_path: Path) -> None:
+    template = Path(__file__).resolve().parents[2] / "systemd" / "table.toml.in"
+    text = template.read_text()
+    for placeholder, value in (("@TABLE@", "t7"), ("@RULES@", "be-casino"), ("@PASSWORD@", "x")):
+        text = text.replace(placeholder, value)
+    config = load(write(tmp_path, text))
+    assert config.mqtt.username == "table-t7" and config.table.id == "t7"

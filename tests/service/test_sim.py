@@ -154,3 +154,30 @@ def test_a_state_dir_refuses_another_set_up(tmp_path: Path) -> None:
     run(tmp_path, "be-casino", 2)
     with pytest.raises(ConfigError, match="seed is '7', not '8'"):
         run(tmp_path, "be-casino", 3, seed=8)
+
+
+def test_the_service_tells_systemd_ready_watchdog_and_stopping(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop's side of the watchdog contract (docs/deploy.md), on a fake systemd socket."""
+    import os
+    import socket
+
+    path = str(tmp_path / "notify")
+    systemd = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    systemd.bind(path)
+    systemd.settimeout(0.0)
+    monkeypatch.setenv("NOTIFY_SOCKET", path)
+    monkeypatch.setenv("WATCHDOG_USEC", "20000000")
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    run(tmp_path / "state", "fr-2007", 3)
+    said = []
+    while True:
+        try:
+            said.append(systemd.recv(4096).decode())
+        except BlockingIOError:
+            break
+    systemd.close()
+    assert said[0].startswith("EXTEND_TIMEOUT_USEC=")
+    ready = next(i for i, m in enumerate(said) if m.startswith("READY=1"))
+    assert "WATCHDOG=1" in said[ready:] and said[-1].startswith("STOPPING=1")
