@@ -49,7 +49,11 @@ class EmbeddedBroker:
         if not self._ready.wait(timeout):
             raise BrokerFailed("the embedded broker did not start in time")
         if self._error is not None:
-            raise BrokerFailed(f"the embedded broker could not start: {self._error}")
+            s = self.settings
+            raise BrokerFailed(
+                f"the embedded broker could not start: {self._error} (is another broker on "
+                f"{s.host}:{s.port} or {s.ws_port}? use --port and --ws-port, or --broker URL)"
+            )
         s = self.settings
         log.info(
             "embedded broker listening",
