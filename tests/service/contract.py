@@ -25,7 +25,16 @@ def _registry() -> Registry:
 REGISTRY = _registry()
 VALIDATORS = {
     name: Draft202012Validator({"$ref": BASE + f"{name}.json"}, registry=REGISTRY)
-    for name in ("status", "info", "state", "event", "outcome", "alert", "response")
+    for name in (
+        "status",
+        "info",
+        "state",
+        "event",
+        "outcome",
+        "alert",
+        "response",
+        "surveillance-state",
+    )
 }
 
 
@@ -39,6 +48,8 @@ def schema_for(topic_below_table: str) -> str | None:
         return "outcome"
     if t == "alerts":
         return "alert"
+    if t == "surveillance/state":
+        return "surveillance-state"
     if t.startswith("cmd/") and t.endswith("/response"):
         return "response"
     return None

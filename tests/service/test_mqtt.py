@@ -239,3 +239,56 @@ def test_embedded_broker_serves_tcp_and_websockets(
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_surveillance_gets_the_full_state_only_when_enabled(
+    broker: BrokerProcess, tmp_path: Path, subscribe: Callable[..., Subscriber]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text("[mqtt]\nsurveillance = true\n")
+    sub = subscribe(broker.port, "tsurv")
+    proc = start_sim(
+        "--config",
+        str(config),
+        "--rounds",
+        "3",
+        "--speed",
+        "max",
+        "--table",
+        "tsurv",
+        "--broker",
+        broker.url,
+        "--state-dir",
+        str(tmp_path / "state"),
+        log=tmp_path / "sim.log",
+    )
+    assert proc.wait(timeout=60) == 0, (tmp_path / "sim.log").read_text()[-3000:]
+    sub.wait_for(lambda: bool(sub.on("surveillance/state")), 10, "surveillance/state")
+    full = sub.on("surveillance/state")[-1].payload
+    assert (
+        sum(full["shoe"]["remaining"].values()) == full["shoe"]["size"] - full["shoe"]["cards_out"]
+    )
+    assert all("remaining" not in m.payload["shoe"] for m in sub.on("state"))
+    # Without the setting (the default): no surveillance topic at all.
+    assert not [m for m in run_plain(broker, tmp_path, subscribe) if m.topic.startswith("surv")]
+
+
+def run_plain(
+    broker: BrokerProcess, tmp_path: Path, subscribe: Callable[..., Subscriber]
+) -> list[Any]:
+    sub = subscribe(broker.port, "tplain")
+    proc = start_sim(
+        "--rounds",
+        "2",
+        "--speed",
+        "max",
+        "--table",
+        "tplain",
+        "--broker",
+        broker.url,
+        "--state-dir",
+        str(tmp_path / "plain"),
+    )
+    assert proc.wait(timeout=60) == 0
+    sub.wait_for(lambda: len(outcomes_by_id(sub)) >= 2, 10, "two outcomes")
+    return list(sub.messages)
