@@ -151,6 +151,7 @@ class Subscriber:
         client_id: str | None = None,
         clean: bool = True,
         topics: str = "#",
+        account: tuple[str, str] | None = None,
     ) -> None:
         self.table = table
         self.prefix = f"{ROOT}/{table}/"
@@ -162,6 +163,8 @@ class Subscriber:
             CallbackAPIVersion.VERSION2, client_id=client_id or "", clean_session=clean
         )
         self.client.reconnect_delay_set(0.2, 1)
+        if account is not None:
+            self.client.username_pw_set(*account)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.topics = topics
