@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("engine", "vision")
+BENCHMARKS = ("engine", "vision", "service")
 
 
 def main() -> None:

@@ -12,11 +12,13 @@ from controller import __version__
 
 # Module names under controller.cli, in the order `croupier --help` lists them.
 SUBCOMMANDS = (
+    "sim",
     "replay",
     "rules",
     "simulate",
     "vision",
     "calibrate",
+    "check_config",
 )
 
 

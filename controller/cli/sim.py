@@ -1,0 +1,123 @@
+"""croupier sim: the whole table on simulated drivers, published over MQTT."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "sim",
+        help="run the table on simulated drivers (virtual shoe, sensors, dealer and players)",
+        description="Run the table service on simulated drivers, publishing the MQTT contract. "
+        "Without --broker an MQTT broker is started in-process (127.0.0.1, TCP 1883, WebSockets "
+        "9001). Results are a pure function of the seed and the round number; run again on the "
+        "same --state-dir after a crash to continue where it stopped.",
+    )
+    parser.add_argument("--config", type=Path, help="table configuration (TOML); flags win")
+    parser.add_argument("--rounds", type=int, help="stop after this round (0: never)")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--rules", help="rule profile name or .toml file")
+    parser.add_argument("--boxes", type=int)
+    parser.add_argument("--speed", help="pace factor (1 = a real dealer) or 'max'")
+    parser.add_argument("--table", help="table id (a topic level)")
+    parser.add_argument("--state-dir", type=Path)
+    parser.add_argument(
+        "--broker", help="mqtt://host:port, mqtts://, ws://, wss:// (default: embedded)"
+    )
+    parser.add_argument("--username")
+    parser.add_argument("--password")
+    parser.add_argument("--ca-file", type=Path, help="CA certificate for mqtts:// or wss://")
+    parser.add_argument("--cert-file", type=Path, help="client certificate (TLS)")
+    parser.add_argument("--key-file", type=Path, help="client key (TLS)")
+    parser.add_argument("--port", type=int, help="embedded broker's TCP port (1883)")
+    parser.add_argument("--ws-port", type=int, help="embedded broker's WebSockets port (9001)")
+    parser.add_argument("--no-view", action="store_true", help="no terminal view (headless)")
+    parser.add_argument(
+        "--no-fsync", action="store_true", help="journal survives a crash, not a power cut"
+    )
+    parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+    parser.set_defaults(handler=run)
+
+
+def configure(args: argparse.Namespace) -> Any:
+    from controller.config import Config, override
+    from controller.config import load as load_config
+
+    base = load_config(args.config) if args.config else Config()
+    speed: float | str | None = args.speed
+    if speed is not None and speed != "max":
+        try:
+            speed = float(speed)
+        except ValueError:
+            speed = args.speed  # let the model say what is wrong
+    tls = None
+    if args.ca_file or args.cert_file or args.key_file:
+        tls = {"ca_file": args.ca_file, "cert_file": args.cert_file, "key_file": args.key_file}
+    mqtt: dict[str, Any] = {
+        "broker": args.broker,
+        "username": args.username,
+        "password": args.password,
+        "tls": tls,
+    }
+    embedded = {"port": args.port, "ws_port": args.ws_port}
+    if any(v is not None for v in embedded.values()):
+        mqtt["embedded"] = {
+            **base.mqtt.embedded.model_dump(),
+            **{k: v for k, v in embedded.items() if v is not None},
+        }
+    return override(
+        base,
+        "command line",
+        table={"id": args.table, "rules": args.rules, "boxes": args.boxes},
+        state={"dir": args.state_dir, "fsync": False if args.no_fsync else None},
+        mqtt=mqtt,
+        sim={"seed": args.seed, "rounds": args.rounds, "speed": speed},
+        log={"level": args.log_level},
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller import logs
+    from controller.broker import BrokerFailed
+    from controller.config import ConfigError
+    from controller.engine.errors import ProfileError
+    from sim.runner import build
+
+    try:
+        config = configure(args)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    show = not args.no_view and sys.stdout.isatty()
+    log_file = config.log.file or (config.state.dir / "croupier.log" if show else None)
+    logs.setup(config.log.level, log_file)
+    try:
+        sim = build(config)
+        if sim.broker is not None:
+            sim.broker.start()
+    except (ConfigError, ProfileError, BrokerFailed) as exc:
+        print(f"croupier sim: {exc}", file=sys.stderr)
+        return 2
+    service = sim.service
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: service.stop())
+    view = None
+    if show:
+        from controller.terminal import TerminalView
+
+        view = TerminalView(service.view, config.view.refresh_hz)
+        view.start()
+        service.every(0.0, view.tick)
+    try:
+        service.run()
+    finally:
+        if view is not None:
+            view.stop()
+        if sim.broker is not None:
+            sim.broker.stop()
+    return 0

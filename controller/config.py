@@ -1,0 +1,204 @@
+"""The table's configuration: a TOML file checked in full before anything starts.
+
+Every section is a typed model that forbids unknown keys, so a typo is an
+error and not a silently ignored default; every error names the file, the
+key and what is wrong (`croupier check-config FILE` prints them).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+
+
+class ConfigError(Exception):
+    """A configuration that cannot run; the message lists every problem, one a line."""
+
+
+class Section(BaseModel):
+    # strict: TOML has real booleans and numbers; "yes" for true is a mistake to report.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+# A file path: given as a TOML string.
+FilePath = Annotated[Path, Field(strict=False)]
+
+
+class TableSection(Section):
+    id: str = "table1"
+    rules: str = "be-casino"
+    boxes: Annotated[int, Field(ge=1, le=9)] | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        if not TABLE_ID.match(value):
+            raise ValueError(
+                "a table id is 1 to 32 letters, digits, '-' or '_' (it is a topic level)"
+            )
+        return value
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, value: str) -> str:
+        from controller import rules
+        from controller.engine.errors import ProfileError
+
+        try:
+            rules.load(value)
+        except ProfileError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+
+class StateSection(Section):
+    dir: FilePath = Path("state")
+    # fsync every journal commit. Off survives a process crash but not a power cut.
+    fsync: bool = True
+    keep_sent: Annotated[int, Field(ge=1000)] = 200_000
+
+
+class TlsSection(Section):
+    ca_file: FilePath | None = None
+    cert_file: FilePath | None = None
+    key_file: FilePath | None = None
+    insecure: bool = False  # skip the host name check (test brokers only)
+
+
+class EmbeddedSection(Section):
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 1883
+    ws_port: Annotated[int, Field(ge=0, le=65535)] | None = 9001
+
+
+class MqttSection(Section):
+    # None: start the embedded broker (amqtt) in-process and use it.
+    broker: str | None = None
+    username: str | None = None
+    password: str | None = None
+    tls: TlsSection | None = None
+    keepalive: Annotated[int, Field(ge=5, le=600)] = 10
+    client_id: str | None = None
+    window: Annotated[int, Field(ge=1, le=1000)] = 100
+    surveillance: bool = False  # full views on surveillance/...: needs a broker ACL
+    embedded: EmbeddedSection = EmbeddedSection()
+
+    @field_validator("broker")
+    @classmethod
+    def _broker(cls, value: str | None) -> str | None:
+        if value is not None:
+            broker_address(value)
+        return value
+
+
+class CardsSection(Section):
+    min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.9
+
+
+class SimSection(Section):
+    seed: int = 1
+    rounds: Annotated[int, Field(ge=0)] = 0  # 0: deal until stopped
+    speed: float | Literal["max"] = 1.0
+    unreadable_rate: Annotated[float, Field(ge=0.0, le=0.5)] = 0.01
+    mistake_rate: Annotated[float, Field(ge=0.0, le=0.5)] = 0.03
+
+    @field_validator("speed")
+    @classmethod
+    def _speed(cls, value: float | str) -> float | str:
+        if value != "max" and not 0 < float(value) <= 1000:
+            raise ValueError("speed is a factor above 0 (1 = a real dealer's pace) or 'max'")
+        return value
+
+
+class ViewSection(Section):
+    refresh_hz: Annotated[float, Field(gt=0, le=10)] = 4.0
+
+
+class LogSection(Section):
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    file: FilePath | None = None  # default: stderr, or <state dir>/croupier.log with the view
+
+
+class Config(Section):
+    table: TableSection = TableSection()
+    state: StateSection = StateSection()
+    mqtt: MqttSection = MqttSection()
+    cards: CardsSection = CardsSection()
+    sim: SimSection = SimSection()
+    view: ViewSection = ViewSection()
+    log: LogSection = LogSection()
+
+
+class BrokerAddress(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    host: str
+    port: int
+    tls: bool
+    websockets: bool
+    path: str = "/"
+
+
+def broker_address(url: str) -> BrokerAddress:
+    """mqtt://host:port, mqtts://, ws://host:port/path or wss://."""
+    parts = urlsplit(url)
+    defaults = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
+    if parts.scheme not in defaults:
+        raise ValueError(f"{url!r}: the scheme must be one of mqtt, mqtts, ws, wss")
+    if not parts.hostname:
+        raise ValueError(f"{url!r}: no host name")
+    try:
+        port = parts.port or defaults[parts.scheme]
+    except ValueError:
+        raise ValueError(f"{url!r}: the port is not a number from 1 to 65535") from None
+    return BrokerAddress(
+        host=parts.hostname,
+        port=port,
+        tls=parts.scheme in ("mqtts", "wss"),
+        websockets=parts.scheme in ("ws", "wss"),
+        path=parts.path or "/",
+    )
+
+
+def _problems(where: str, exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key (a typo?)"
+        lines.append(f"{where}: {key}: {msg}")
+    return "\n".join(lines)
+
+
+def from_mapping(data: dict[str, Any], where: str) -> Config:
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_problems(where, exc)) from None
+
+
+def load(path: Path) -> Config:
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return from_mapping(data, str(path))
+
+
+def override(config: Config, where: str, **sections: dict[str, Any]) -> Config:
+    """The config with some keys replaced (command-line flags), checked again."""
+    data = config.model_dump(exclude_unset=True)
+    for name, values in sections.items():
+        data[name] = {**data.get(name, {}), **{k: v for k, v in values.items() if v is not None}}
+    return from_mapping(data, where)

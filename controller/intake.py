@@ -1,0 +1,144 @@
+"""From what the drivers saw to what the engine is asked: the table's input desk.
+
+A driver reports hardware facts (a card read, chips on a spot, a button);
+`Intake.translate` turns each into a round-script event for the engine, or
+into an alert when there is nothing the engine should be asked (an
+unreadable card, chips moved on a closed layout, a faulty sensor). It reads
+the table only to know what the table waits for (a burn or a card, the box
+in play): the engine still decides what is legal, and refuses the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from controller.engine import Table, parse_card
+from controller.engine.errors import UnknownCard
+from controller.engine.money import fmt
+from drivers.interfaces import BetSeen, CardRead, DriverEvent, PanelPress, SensorFault
+
+DECISIONS = ("stand", "double", "split", "surrender", "take_card", "refuse_card")
+PLAIN = ("close_bets", "close_insurance", "misdeal_card")  # buttons named as their events
+
+
+def player_at(box: int, spot: int) -> str:
+    """The player id of a betting spot: the box holder, or a player betting behind."""
+    return f"box{box}" if spot == 0 else f"box{box}/{spot}"
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """An event for the engine: a round-script object (DESIGN.md)."""
+
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Raise:
+    """An alert, and no engine event."""
+
+    kind: str
+    message: str
+    box: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Intent = Ask | Raise
+
+
+class Intake:
+    def __init__(self, table: Table, min_confidence: float) -> None:
+        self.table = table
+        self.min_confidence = min_confidence
+        # An unreadable card waits for the dealer's key-in; other cards are refused meanwhile.
+        self.awaiting_key = False
+
+    def translate(self, event: DriverEvent) -> Intent | None:
+        if isinstance(event, CardRead):
+            return self._card(event)
+        if isinstance(event, BetSeen):
+            return self._bet(event)
+        if isinstance(event, PanelPress):
+            return self._press(event)
+        if isinstance(event, SensorFault):
+            return Raise("sensor_fault", f"{event.device}: {event.detail}", event.box)
+        return None
+
+    # ----------------------------------------------------------------- cards
+    def _card(self, read: CardRead) -> Intent:
+        if self.awaiting_key:
+            return Raise(
+                "card_while_waiting",
+                "a card came out while an unreadable card waits to be keyed in: "
+                "key the first card in, then show the second again",
+            )
+        if read.card is None or read.confidence < self.min_confidence:
+            self.awaiting_key = True
+            seen = "nothing" if read.card is None else f"{read.card} at {read.confidence:.2f}"
+            if read.reason:
+                seen += f", {read.reason.replace('_', ' ')}"
+            return Raise(
+                "unreadable",
+                f"the shoe could not read the card (read {seen}): key it in on the panel",
+                extra={"confidence": read.confidence},
+            )
+        try:
+            code = parse_card(read.card)
+        except UnknownCard as exc:
+            self.awaiting_key = True
+            return Raise("unreadable", f"{exc}: key the card in on the panel")
+        return Ask(self._card_event(code))
+
+    def _card_event(self, code: str) -> dict[str, Any]:
+        kind = "burn" if self.table.expecting().what == "burn" else "card"
+        return {"type": kind, "card": code}
+
+    # ------------------------------------------------------------------ bets
+    def _bet(self, seen: BetSeen) -> Intent | None:
+        player = player_at(seen.box, seen.spot)
+        amount = fmt(seen.amount)
+        r = self.table.round
+        in_round = r is not None and not r.over
+        if seen.kind == "insurance":
+            return Ask({"type": "insurance", "box": seen.box, "player": player, "amount": amount})
+        if in_round:
+            assert r is not None
+            staked = Decimal(0)
+            for box in r.boxes:
+                if box.number == seen.box:
+                    staked = box.stakes.get(player, Decimal(0))
+            if seen.amount == staked:
+                return None  # the sensor reports again what it saw: no change
+            late = seen.amount > staked
+            kind = "late_bet" if late else "pinched_bet"
+            what = "added to" if late else "taken from"
+            return Raise(
+                kind,
+                f"chips {what} {player}'s stake on box {seen.box} during round {r.number} "
+                f"(stake {fmt(staked)}, now {amount}): not accepted",
+                seen.box,
+            )
+        return Ask({"type": "bet", "box": seen.box, "player": player, "amount": amount})
+
+    # ----------------------------------------------------------------- panel
+    def _press(self, press: PanelPress) -> Intent:
+        button = press.button
+        if button == "key_card":
+            if press.card is None:
+                return Raise("refused", "key_card needs a card")
+            try:
+                code = parse_card(press.card)
+            except UnknownCard as exc:
+                return Raise("refused", str(exc))
+            self.awaiting_key = False
+            return Ask(self._card_event(code))
+        if button in DECISIONS:
+            box = press.box if press.box is not None else self.table.expecting().box
+            return Ask({"type": "action", "box": box or 1, "action": button})
+        if button in PLAIN:
+            return Ask({"type": button})
+        if button == "new_shoe":
+            return Ask({"type": "shoe"})
+        return Ask({"type": "void", "reason": press.reason or "voided at the table"})

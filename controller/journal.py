@@ -1,0 +1,239 @@
+"""The record: a journal of input events and an outbox of outgoing messages,
+in one SQLite database (WAL) in the table's state directory.
+
+- `journal`: every input record (what a driver saw, a pit command),
+  written and committed (fsync) BEFORE it is applied; a batch of records
+  shares one commit. Replaying the journal through a fresh intake and
+  engine rebuilds the table exactly (both are deterministic).
+- `outbox`: every message of the `events`, `outcome` and `alerts` streams,
+  stored before it is published, marked sent when the broker acknowledges
+  it. `meta.outboxed` is the last journal seq whose messages are all in the
+  outbox (written in the same transaction), so a crash between the two
+  commits is repaired at start by regenerating the missing messages.
+- `meta`: what the state belongs to (table id, rules, boxes, sim seed).
+
+With `fsync` on, journal commits are synchronous=FULL: they survive a power
+cut. Outbox commits are always NORMAL (they survive a process crash; after
+a power cut the missing rows are regenerated from the journal, and a
+message sent twice keeps its id), so a batch costs one fsync, not two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+log = logging.getLogger("croupier.journal")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal (
+    seq INTEGER PRIMARY KEY,
+    record TEXT NOT NULL,         -- controller.records.encode(...), JSON
+    at REAL NOT NULL              -- unix time it was journaled (audit only; replay ignores it)
+);
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY,
+    topic TEXT NOT NULL,          -- below the table's root, e.g. "events"
+    payload TEXT NOT NULL,
+    source INTEGER NOT NULL,      -- the journal seq it came from (0: none)
+    eseq INTEGER,                 -- the `seq` of an events message
+    sent INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS outbox_unsent ON outbox (id) WHERE sent = 0;
+CREATE INDEX IF NOT EXISTS outbox_eseq ON outbox (eseq) WHERE eseq IS NOT NULL;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class Row(NamedTuple):
+    id: int
+    topic: str
+    payload: str
+
+
+class Message(NamedTuple):
+    """An outgoing stream message before it has an outbox id."""
+
+    topic: str
+    payload: str
+    eseq: int | None = None
+
+
+class Store:
+    def __init__(self, directory: Path, fsync: bool = True) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / "table.db"
+        # Autocommit mode: transactions are explicit (BEGIN ... COMMIT).
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.fsync = fsync
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        # Checkpoints (copying the WAL into the database, with fsyncs of their own) run
+        # in a thread of their own, not in the middle of a commit on the table's loop.
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+        self._checkpointer = _Checkpointer(self.path)
+        self.db.executescript(SCHEMA)
+        row = self.db.execute("SELECT max(seq) FROM journal").fetchone()
+        self.last_seq: int = row[0] or 0
+
+    def close(self) -> None:
+        self._checkpointer.stop()
+        self.db.close()
+
+    # ---------------------------------------------------------------- meta
+    def meta(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        with self._tx():
+            self.db.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items()
+            )
+
+    @property
+    def outboxed(self) -> int:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'outboxed'").fetchone()
+        return int(row[0]) if row else 0
+
+    # ------------------------------------------------------------- journal
+    def append(self, records: list[dict[str, Any]]) -> int:
+        """Write input records durably (one commit); returns the seq of the first.
+
+        Call before applying any of them."""
+        first = self.last_seq + 1
+        now = time.time()
+        rows = [
+            (first + i, json.dumps(r, separators=(",", ":")), now) for i, r in enumerate(records)
+        ]
+        if self.fsync:
+            self.db.execute("PRAGMA synchronous=FULL")
+        try:
+            with self._tx():
+                self.db.executemany("INSERT INTO journal (seq, record, at) VALUES (?, ?, ?)", rows)
+        finally:
+            if self.fsync:
+                self.db.execute("PRAGMA synchronous=NORMAL")
+        self.last_seq = first + len(rows) - 1
+        return first
+
+    def records(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        for seq, text in self.db.execute("SELECT seq, record FROM journal ORDER BY seq"):
+            yield seq, json.loads(text)
+
+    # -------------------------------------------------------------- outbox
+    def add(self, messages: Iterable[tuple[int, Message]], outboxed: int, acked: list[int]) -> None:
+        """Store messages (each with its journal seq), advance `outboxed`, mark acks: one commit."""
+        with self._tx():
+            self.db.executemany(
+                "INSERT INTO outbox (topic, payload, source, eseq) VALUES (?, ?, ?, ?)",
+                [(m.topic, m.payload, src, m.eseq) for src, m in messages],
+            )
+            self.db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('outboxed', ?)", (str(outboxed),)
+            )
+            self._mark(acked)
+
+    def mark_sent(self, ids: list[int]) -> None:
+        with self._tx():
+            self._mark(ids)
+
+    def _mark(self, ids: list[int]) -> None:
+        if ids:
+            self.db.executemany("UPDATE outbox SET sent = 1 WHERE id = ?", [(i,) for i in ids])
+
+    def unsent_from(self, first_id: int, limit: int) -> list[Row]:
+        return [
+            Row(*r)
+            for r in self.db.execute(
+                "SELECT id, topic, payload FROM outbox WHERE id >= ? AND sent = 0 "
+                "ORDER BY id LIMIT ?",
+                (first_id, limit),
+            )
+        ]
+
+    def rows_from(self, first_id: int, limit: int) -> list[Row]:
+        """Rows sent or not (a republish sends them again)."""
+        return [
+            Row(*r)
+            for r in self.db.execute(
+                "SELECT id, topic, payload FROM outbox WHERE id >= ? ORDER BY id LIMIT ?",
+                (first_id, limit),
+            )
+        ]
+
+    def first_unsent(self) -> int | None:
+        row = self.db.execute("SELECT min(id) FROM outbox WHERE sent = 0").fetchone()
+        return row[0] if row else None
+
+    def row_of_event(self, eseq: int) -> int | None:
+        """The outbox id of the events message with `seq` eseq (None: not kept)."""
+        row = self.db.execute("SELECT min(id) FROM outbox WHERE eseq >= ?", (eseq,)).fetchone()
+        return row[0] if row else None
+
+    def oldest_event(self) -> int | None:
+        row = self.db.execute("SELECT min(eseq) FROM outbox").fetchone()
+        return row[0] if row else None
+
+    def last_id(self) -> int:
+        row = self.db.execute("SELECT max(id) FROM outbox").fetchone()
+        return row[0] or 0
+
+    def prune(self, keep: int) -> int:
+        """Forget sent rows beyond the newest `keep` rows (republish reaches back that far)."""
+        with self._tx():
+            cur = self.db.execute(
+                "DELETE FROM outbox WHERE sent = 1 AND id <= (SELECT max(id) FROM outbox) - ?",
+                (keep,),
+            )
+        return cur.rowcount
+
+    # ---------------------------------------------------------------- misc
+    def _tx(self) -> _Transaction:
+        return _Transaction(self.db)
+
+
+class _Checkpointer:
+    """Checkpoints the WAL every second from its own connection (PASSIVE: never blocks
+    the writer). Without it the WAL would grow for ever: autocheckpoint is off."""
+
+    PERIOD = 1.0
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="wal-checkpoint", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            while not self.done.wait(self.PERIOD):
+                with contextlib.suppress(sqlite3.OperationalError):  # busy: next period
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            log.exception("WAL checkpoint failed")
+        finally:
+            db.close()
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=10)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN")
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")

@@ -1,0 +1,73 @@
+"""Driver records and pit commands as journal rows (JSON objects), and back.
+
+The journal stores what came in, exactly as it came in (a card read with
+its confidence, chips seen on a spot, a button), not the engine event it
+was translated to: replaying the records through the same intake and
+engine rebuilds the table, the alerts and the streams identically, and a
+whole batch of records can be made durable with one fsync before any of
+them is applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from drivers.interfaces import BetSeen, CardRead, DriverEvent, PanelPress, SensorFault
+
+
+@dataclass(frozen=True, slots=True)
+class PitCommand:
+    """A command from the pit that changes the table (journaled like a driver record)."""
+
+    name: str
+    request: dict[str, Any]
+
+
+Record = DriverEvent | PitCommand
+
+
+def encode(record: Record) -> dict[str, Any]:
+    match record:
+        case CardRead(card, confidence, source, frame, reason):
+            return {
+                "kind": "card_read",
+                "card": card,
+                "confidence": confidence,
+                "source": source,
+                "frame": frame,
+                "reason": reason,
+            }
+        case BetSeen(box, spot, amount, kind):
+            return {
+                "kind": "bet_seen",
+                "box": box,
+                "spot": spot,
+                "amount": str(amount),
+                "spot_kind": kind,
+            }
+        case PanelPress(button, box, card, reason):
+            return {"kind": "panel", "button": button, "box": box, "card": card, "reason": reason}
+        case SensorFault(device, detail, box):
+            return {"kind": "fault", "device": device, "detail": detail, "box": box}
+        case PitCommand(name, request):
+            return {"kind": "command", "name": name, "request": request}
+    raise TypeError(f"not a record: {record!r}")
+
+
+def decode(data: dict[str, Any]) -> Record:
+    kind = data["kind"]
+    if kind == "card_read":
+        return CardRead(
+            data["card"], data["confidence"], data["source"], data["frame"], data.get("reason")
+        )
+    if kind == "bet_seen":
+        return BetSeen(data["box"], data["spot"], Decimal(data["amount"]), data["spot_kind"])
+    if kind == "panel":
+        return PanelPress(data["button"], data["box"], data["card"], data["reason"])
+    if kind == "fault":
+        return SensorFault(data["device"], data["detail"], data["box"])
+    if kind == "command":
+        return PitCommand(data["name"], data["request"])
+    raise ValueError(f"unknown journal record kind {kind!r}")
