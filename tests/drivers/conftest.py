@@ -101,3 +101,6 @@ def make_calibration(channels: int = 7) -> ScaleCalibration:
 @pytest.fixture
 def calibration() -> ScaleCalibration:
     return make_calibration()
+
+
+from tests.drivers.gpio_fixture import gpio  # noqa: E402, F401 - a fixture for every test here
