@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("engine",)
+BENCHMARKS = ("engine", "vision", "service")
 
 
 def main() -> None:
@@ -13,7 +13,8 @@ def main() -> None:
     name = args.pop(0) if args and not args[0].startswith("-") else "engine"
     if name not in BENCHMARKS:
         sys.exit(f"unknown benchmark {name!r}: choose from {', '.join(BENCHMARKS)}")
-    importlib.import_module(f"bench.{name}").main(args)
+    status = importlib.import_module(f"bench.{name}").main(args)
+    sys.exit(status or 0)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,12 @@ class ConfigError(Exception):
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: TOML has real booleans and numbers; "yes" for true is a mistake to report.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+# A file path: given as a TOML string.
+FilePath = Annotated[Path, Field(strict=False)]
 
 
 class TableSection(Section):
@@ -54,16 +59,16 @@ class TableSection(Section):
 
 
 class StateSection(Section):
-    dir: Path = Path("state")
+    dir: FilePath = Path("state")
     # fsync every journal commit. Off survives a process crash but not a power cut.
     fsync: bool = True
     keep_sent: Annotated[int, Field(ge=1000)] = 200_000
 
 
 class TlsSection(Section):
-    ca_file: Path | None = None
-    cert_file: Path | None = None
-    key_file: Path | None = None
+    ca_file: FilePath | None = None
+    cert_file: FilePath | None = None
+    key_file: FilePath | None = None
     insecure: bool = False  # skip the host name check (test brokers only)
 
 
@@ -118,7 +123,7 @@ class ViewSection(Section):
 
 class LogSection(Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
-    file: Path | None = None  # default: stderr, or <state dir>/croupier.log with the view
+    file: FilePath | None = None  # default: stderr, or <state dir>/croupier.log with the view
 
 
 class Config(Section):

@@ -235,6 +235,13 @@ class SimTable:
         if self._may_mistake(r) and self.chance(r.number, "mistake", at) < self.mistake_rate:
             return self._deal()  # the dealer draws a card nobody asked for
         action = self.strategy.decide(r)
+        if self.profile.insurance_raise and box.insurance and action in ("card", "stand"):
+            # Insured against the ace, a player doubles or splits more boldly (and may then
+            # raise the insurance): the rule be-casino adds.
+            for bold in ("split", "double"):
+                if r.can(bold) and self.chance(r.number, "bold", at) < 0.5:
+                    action = bold
+                    break
         legal = r.legal_actions()
         if legal and self.chance(r.number, "other", at) < 0.04:
             action = legal[int(self.chance(r.number, "which", at) * len(legal))]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from multiprocessing import get_context
@@ -67,72 +68,85 @@ def play(profile: RuleProfile, hands: int, seed: str, boxes: int | None = None) 
     """Play `hands` initial hands (boxes x rounds) of basic strategy; return the tally."""
     rng = random.Random(seed)
     nboxes = boxes or boxes_for(profile)
-    strategy = Strategy(profile)
-    decide = strategy.decide
+    decide = Strategy(profile).decide
     table = Table(profile, max(nboxes, profile.min_boxes))
     shoe = VirtualShoe(profile.decks, profile.penetration, rng)
-    draw = shoe.draw
     stake = max(ONE, profile.table_min)
     unit = float(stake)
-    box_numbers = list(range(1, nboxes + 1))
-    tally = Tally()
-    started = time.perf_counter()
-    need_shoe = True
+    holders = [(b, f"box{b}") for b in range(1, nboxes + 1)]
+    bet, close_bets, card, action = table.bet, table.close_bets, table.card, table.action
     deal, dealer, players, insurance = Phase.DEAL, Phase.DEALER, Phase.PLAYERS, Phase.INSURANCE
-    while tally.hands < hands:
+    # Sums kept in locals, not on the Tally, inside the loop: it runs once per round.
+    rounds = 0
+    net_sum = net_sq = net_bets = 0.0
+    started = time.perf_counter()
+    draw: Callable[[], str] = iter(shoe.cards).__next__
+    need_shoe = True
+    while rounds * nboxes < hands:
         if need_shoe:
             shoe.shuffle()
+            # The shoe's cards in order, as a C-level iterator: the cheapest draw there is.
+            draw = iter(shoe.cards).__next__
             table.new_shoe()
             for _ in range(profile.burn):
                 table.burn(draw())
             need_shoe = False
-        for b in box_numbers:
-            table.bet(b, f"box{b}", stake)
-        table.close_bets()
+        for b, holder in holders:
+            bet(b, holder, stake)
+        close_bets()
         r = table.round
         assert r is not None
+        for _ in range(r.plan_end):  # the initial deal
+            card(draw())
         while not r.over:
             phase = r.phase
             if phase is deal or phase is dealer:
-                table.card(draw())
+                card(draw())
             elif phase is players:
                 if r.offer_box >= 0:
-                    table.action(r.boxes[r.offer_box].number, "refuse_card")
+                    action(r.boxes[r.offer_box].number, "refuse_card")
                     continue
-                action = decide(r)
-                if action == "card":
-                    table.card(draw())
+                choice = decide(r)
+                if choice == "card":
+                    card(draw())
                 else:
-                    table.action(r.boxes[r.turn].number, action)
+                    action(r.boxes[r.turn].number, choice)
             elif phase is insurance:
                 table.close_insurance()
         outcome = r.outcome
         assert outcome is not None
         net = -float(outcome.house_net) / unit
-        tally.hands += nboxes
-        tally.rounds += 1
-        tally.net += net
-        tally.net_sq += net * net
-        tally.bets_sq += nboxes * nboxes
-        tally.net_bets += net * nboxes
-        # A pushed stake left on the layout (000) is taken back: every round bets afresh.
-        table.bets.clear()
+        rounds += 1
+        net_sum += net
+        net_sq += net * net
+        net_bets += net * nboxes
+        if table.bets:
+            table.bets.clear()  # a push left on the layout (000) is taken back: bets afresh
         if table.shoe.cut_reached:
             need_shoe = True
-    tally.seconds = time.perf_counter() - started
-    return tally
+    return Tally(
+        hands=rounds * nboxes,
+        rounds=rounds,
+        net=net_sum,
+        net_sq=net_sq,
+        bets_sq=float(rounds * nboxes * nboxes),
+        net_bets=net_bets,
+        seconds=time.perf_counter() - started,
+    )
 
 
-def _chunk(args: tuple[RuleProfile, int, str]) -> Tally:
+def _chunk(args: tuple[RuleProfile, int, str, int | None]) -> Tally:
     return play(*args)
 
 
-def simulate(profile: RuleProfile, hands: int, seed: int, jobs: int = 1) -> Tally:
+def simulate(
+    profile: RuleProfile, hands: int, seed: int, jobs: int = 1, boxes: int | None = None
+) -> Tally:
     chunks = []
     left, index = hands, 0
     while left > 0:
         size = min(CHUNK, left)
-        chunks.append((profile, size, f"{seed}:{index}"))
+        chunks.append((profile, size, f"{seed}:{index}", boxes))
         left -= size
         index += 1
     total = Tally()

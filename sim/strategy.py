@@ -129,10 +129,23 @@ class Strategy:
     def decide(self, r: Round) -> str:
         """The action for the hand in play: "card" (a hit), "stand", "double", ..."""
         hand = r.boxes[r.turn].hands[r.hand_i]
-        if len(hand.cards) < 2 or hand.doubled:
+        cards = hand.cards
+        if len(cards) < 2 or hand.doubled:
             return "card"
         can = r.can
-        code = self.code(hand.cards, hand.hard, hand.soft, r.dealer[0])
+        # self.code(), inlined: this runs for every decision of every simulated hand.
+        column = UP_COLUMN[VALUE[r.dealer[0]]]
+        hard = hand.hard
+        code = ""
+        if len(cards) == 2 and VALUE[cards[0]] == VALUE[cards[1]]:
+            row = self.pairs.get(VALUE[cards[0]])
+            if row is not None:
+                code = row[column]
+        if not code:
+            if hand.aces and hard <= 11:
+                code = self.soft[hard + 10][column]
+            else:
+                code = self.hard[hard if hard < 21 else 21][column]
         if code == "P":
             if can("split"):
                 return "split"

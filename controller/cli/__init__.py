@@ -15,6 +15,9 @@ SUBCOMMANDS = (
     "sim",
     "replay",
     "rules",
+    "simulate",
+    "vision",
+    "calibrate",
     "check_config",
 )
 

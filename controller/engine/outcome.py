@@ -92,53 +92,63 @@ def _hand_result(
     return "lose", LOSE
 
 
+_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot path)
+
+
 def _hand_outcome(p: RuleProfile, hand: Hand, dealer_total: int, dealer_bj: bool) -> HandOutcome:
     result, mult = _hand_result(p, hand, dealer_total, dealer_bj)
+    stakes = hand.stakes
     nets: dict[str, Decimal] = {}
     payout = ZERO
     if mult is None:
         # No hole card, dealer blackjack, "original bet only": the first hand
         # loses its original stake; doubles and later split hands come back.
-        base = hand.base or hand.stakes
-        for player in hand.stakes:
+        base = hand.base or stakes
+        for player in stakes:
             net = -base[player] if hand.number == 1 else ZERO
             nets[player] = net
             payout += net
         if not payout:
             result = "push"
     else:
-        for player, share in hand.stakes.items():
+        for player, share in stakes.items():
             net = share * mult
             nets[player] = net
             payout += net
-    return HandOutcome(
-        hand.number, tuple(hand.cards), hand.total, hand.blackjack, result, hand.stake, payout, nets
+    hard = hand.hard
+    total = hard + 10 if hand.aces and hard <= 11 else hard
+    blackjack = total == 21 and len(hand.cards) == 2 and not hand.from_split
+    return _tuple(
+        HandOutcome,
+        (hand.number, tuple(hand.cards), total, blackjack, result, hand.stake, payout, nets),
     )
 
 
-def settle(p: RuleProfile, number: int, boxes: Sequence[Box], dealer: Sequence[str]) -> Outcome:
-    dealer_hard = 0
-    for c in dealer:
-        dealer_hard += VALUE[c]
-    dealer_total = best_total(dealer_hard, any(c[0] == "A" for c in dealer))
-    dealer_bj = len(dealer) == 2 and dealer_total == 21
+def settle(
+    p: RuleProfile, number: int, boxes: Sequence[Box], dealer: Sequence[str], dealer_total: int
+) -> Outcome:
+    dealer_bj = dealer_total == 21 and len(dealer) == 2
     house = ZERO
     carried: dict[tuple[int, str], Decimal] = {}
     box_outcomes = []
     for box in boxes:
         hands = tuple([_hand_outcome(p, h, dealer_total, dealer_bj) for h in box.hands])
         players = []
+        lone = len(hands) == 1 and len(box.stakes) == 1  # the common case: one hand, one player
         for player in box.stakes:
             insured = box.insurance.get(player, ZERO)
-            net = ZERO
-            staked = ZERO
-            for h, hand in zip(hands, box.hands, strict=True):
-                if player in h.nets:
-                    net += h.nets[player]
-                    staked += hand.stakes[player]
+            if lone:
+                net, staked = hands[0].payout, hands[0].stake
+            else:
+                net = staked = ZERO
+                for h, hand in zip(hands, box.hands, strict=True):
+                    share = hand.stakes.get(player)
+                    if share is not None:
+                        net += h.nets[player]
+                        staked += share
             if insured:
                 net += insured * p.insurance_pays if dealer_bj else -insured
-            players.append(PlayerOutcome(player, staked, insured, net))
+            players.append(_tuple(PlayerOutcome, (player, staked, insured, net)))
             house -= net
         if p.push_stays:
             for h, hand in zip(hands, box.hands, strict=True):
@@ -146,16 +156,21 @@ def settle(p: RuleProfile, number: int, boxes: Sequence[Box], dealer: Sequence[s
                     for player, share in hand.stakes.items():
                         key = (box.number, player)
                         carried[key] = carried.get(key, ZERO) + share
-        box_outcomes.append(BoxOutcome(box.number, hands, tuple(players)))
-    return Outcome(
-        number,
-        tuple(dealer),
-        dealer_total,
-        dealer_bj,
-        dealer_total > 21,
-        tuple(box_outcomes),
-        house,
-        carried,
+        box_outcomes.append(_tuple(BoxOutcome, (box.number, hands, tuple(players))))
+    return _tuple(
+        Outcome,
+        (
+            number,
+            tuple(dealer),
+            dealer_total,
+            dealer_bj,
+            dealer_total > 21,
+            tuple(box_outcomes),
+            house,
+            carried,
+            False,
+            "",
+        ),
     )
 
 

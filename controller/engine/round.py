@@ -30,6 +30,10 @@ from .money import ZERO
 from .outcome import Outcome, settle, void_outcome
 from .profile import RuleProfile
 
+# Records are made with tuple.__new__ on the hot paths: it skips the NamedTuple's
+# Python-level __new__, a good share of an event's cost in the simulator.
+_new = tuple.__new__
+
 UP = -1  # deal plan entries: a box index, or the dealer's up / hole card
 HOLE = -2
 
@@ -82,19 +86,49 @@ def _plan(boxes: int, hole_card: bool) -> tuple[int, ...]:
 
 
 class Round:
+    __slots__ = (
+        "boxes",
+        "dealer",
+        "dealer_aces",
+        "dealer_hard",
+        "dealer_total",
+        "discards",
+        "entered",
+        "hand_i",
+        "hole_shown",
+        "insurance_done",
+        "live",
+        "log",
+        "number",
+        "offer",
+        "offer_after",
+        "offer_box",
+        "outcome",
+        "over",
+        "p",
+        "phase",
+        "plan",
+        "plan_end",
+        "step",
+        "turn",
+        "undo",
+        "waiting",
+    )
+
     def __init__(
         self, profile: RuleProfile, number: int, stakes: list[tuple[int, dict[str, Decimal]]]
     ):
         self.p = profile
         self.number = number
         self.boxes = [Box(n, s) for n, s in stakes]
-        self.by_number = {b.number: i for i, b in enumerate(self.boxes)}
         self.phase = DEAL
         self.over = False  # settled or voided (kept as a field: it is read on every event)
         self.dealer: list[str] = []
         self.dealer_hard = 0
         self.dealer_aces = False
+        self.dealer_total = 0  # best total, kept up to date by _dealer_add
         self.plan = _plan(len(self.boxes), profile.hole_card)
+        self.plan_end = len(self.plan)
         self.step = 0
         self.turn = 0  # index of the box in play
         self.hand_i = 0  # index, in play order, of its hand in play
@@ -116,16 +150,11 @@ class Round:
     def up_card(self) -> str | None:
         return self.dealer[0] if self.dealer else None
 
-    @property
-    def dealer_total(self) -> int:
-        hard = self.dealer_hard
-        return hard + 10 if self.dealer_aces and hard <= 11 else hard
-
     def box(self, number: int) -> Box:
-        try:
-            return self.boxes[self.by_number[number]]
-        except KeyError:
-            raise OutOfTurn(f"box {number} has no stake in round {self.number}") from None
+        for box in self.boxes:
+            if box.number == number:
+                return box
+        raise OutOfTurn(f"box {number} has no stake in round {self.number}")
 
     def current(self) -> tuple[Box, Hand]:
         box = self.boxes[self.turn]
@@ -221,22 +250,26 @@ class Round:
         phase = self.phase
         if phase is DEAL:
             # The initial deal, inlined: it is most of the cards of a round.
-            target = self.plan[self.step]
-            self.step += 1
+            step = self.step
+            target = self.plan[step]
+            self.step = step = step + 1
             if target >= 0:
                 hand = self.boxes[target].hands[0]
                 closed = self.p.player_closed_card and len(hand.cards) == 1
                 hand.add(card, closed)
-                out.append(ops.CardDealt(self.number, self.boxes[target].number, 1, card, closed))
+                out.append(
+                    _new(ops.CardDealt, (self.number, self.boxes[target].number, 1, card, closed))
+                )
             else:
                 self._dealer_add(card)
-                out.append(ops.CardDealt(self.number, ops.DEALER, 0, card, target == HOLE))
-            if self.step == len(self.plan):
+                out.append(_new(ops.CardDealt, (self.number, ops.DEALER, 0, card, target == HOLE)))
+            if step == self.plan_end:
                 self._after_deal(out)
         elif phase is PLAYERS:
-            self.verify_card(card)
             box = self.boxes[self.turn]
             hand = box.hands[self.hand_i]
+            if self.offer_box >= 0 or hand.split_aces:
+                self.verify_card(card)  # raises when the hand may not take it
             undo = None
             if self.p.misdeal_offer and self.offer is None:
                 # Only a card that changed nothing but its hand's turn can be taken back.
@@ -244,7 +277,7 @@ class Round:
             # 001: the American double's card is dealt face down until the dealer finishes.
             down = hand.doubled and self.p.double_face_down
             hand.add(card, down)
-            out.append(ops.CardDealt(self.number, box.number, hand.number, card, down))
+            out.append(_new(ops.CardDealt, (self.number, box.number, hand.number, card, down)))
             self._after_card(box, hand, out)
             self.undo = None if self.over else undo
         elif phase is DEALER:
@@ -261,14 +294,15 @@ class Round:
 
     def _dealer_add(self, card: str) -> None:
         self.dealer.append(card)
-        self.dealer_hard += VALUE[card]
+        hard = self.dealer_hard = self.dealer_hard + VALUE[card]
         if card[0] == "A":
             self.dealer_aces = True
+        self.dealer_total = hard + 10 if self.dealer_aces and hard <= 11 else hard
 
     def _after_deal(self, out: Ops) -> None:
         for box in self.boxes:
             hand = box.hands[0]
-            if hand.blackjack and not hand.hidden:
+            if hand.hard == 11 and hand.aces and not hand.hidden:  # a blackjack, face up
                 self._blackjack(box, hand, out)
         if self.dealer[0][0] == "A" and self.p.insurance:
             self.phase = INSURANCE
@@ -303,12 +337,13 @@ class Round:
             hands = box.hands
             if self.entered < self.turn:
                 self.entered = self.turn
-                if self._enter(box, out):
+                # Only closed cards or a mistaken card on offer make the start of a turn special.
+                if (self.offer is not None or self.p.player_closed_card) and self._enter(box, out):
                     return
             while self.hand_i < len(hands):
                 hand = hands[self.hand_i]
                 if not hand.done:
-                    out.append(ops.TurnStarted(self.number, box.number, hand.number))
+                    out.append(_new(ops.TurnStarted, (self.number, box.number, hand.number)))
                     return
                 self.hand_i += 1
             self.turn += 1
@@ -403,7 +438,7 @@ class Round:
     def stand(self, box_number: int) -> Ops:
         box, hand = self.verify_stand(box_number)
         hand.done = True
-        out: Ops = [ops.Stood(self.number, box.number, hand.number, hand.total)]
+        out: Ops = [_new(ops.Stood, (self.number, box.number, hand.number, hand.total))]
         self._advance(out)
         return self._done(out)
 
@@ -635,8 +670,9 @@ class Round:
     # ------------------------------------------------------------- the dealer
     def _dealer_turn(self, out: Ops) -> None:
         self.phase = DEALER
-        out.append(ops.DealerTurn(self.number))
-        self._show_hole(out)
+        out.append(_new(ops.DealerTurn, (self.number,)))
+        if self.p.hole_card:
+            self._show_hole(out)
         # The hands are final now: see once what the dealer has to play against.
         live = waiting = False
         for box in self.boxes:
@@ -645,7 +681,7 @@ class Round:
             for hand in box.hands:
                 if hand.paid or hand.surrendered or (hand.hard > 21 and not hand.hidden):
                     continue
-                if hand.blackjack:
+                if hand.hard == 11 and hand.aces and hand.blackjack:
                     waiting = True
                 else:
                     live = True
@@ -684,14 +720,14 @@ class Round:
 
     def _dealer_takes(self, card: str, out: Ops) -> None:
         self._dealer_add(card)
-        out.append(ops.CardDealt(self.number, ops.DEALER, 0, card, False))
+        out.append(_new(ops.CardDealt, (self.number, ops.DEALER, 0, card, False)))
         if not self._dealer_needs_card():
             self._finish(out)
 
     def _show_hole(self, out: Ops) -> None:
         if self.p.hole_card and not self.hole_shown:
             self.hole_shown = True
-            out.append(ops.CardRevealed(self.number, ops.DEALER, 0, 1, self.dealer[1]))
+            out.append(_new(ops.CardRevealed, (self.number, ops.DEALER, 0, 1, self.dealer[1])))
 
     def _finish(self, out: Ops) -> None:
         """Turn every hidden card over, then settle."""
@@ -703,13 +739,15 @@ class Round:
         self.phase = SETTLED
         self.over = True
         self.undo = None
-        self.outcome = settle(self.p, self.number, self.boxes, self.dealer)
-        out.append(ops.RoundSettled(self.number, self.outcome))
+        self.outcome = settle(self.p, self.number, self.boxes, self.dealer, self.dealer_total)
+        out.append(_new(ops.RoundSettled, (self.number, self.outcome)))
 
     def _show_all(self, out: Ops) -> None:
         """The round is over: the hole card and every face-down card turn over."""
-        if len(self.dealer) > 1:
+        if self.p.hole_card and len(self.dealer) > 1:
             self._show_hole(out)
+        if not (self.p.player_closed_card or self.p.double_face_down):
+            return  # no player card is ever dealt face down in this game
         for box in self.boxes:
             for hand in box.hands:
                 if hand.hidden:

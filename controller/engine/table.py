@@ -22,6 +22,7 @@ from .profile import RuleProfile
 from .round import Expect, Ops, Phase, Round
 from .shoe import ShoeCount
 
+_new = tuple.__new__  # records made without the Python-level __new__ (see round.py)
 _HOLDER = [f"box{n}" for n in range(10)]  # the box holder's player id per box
 _NO_BETS: dict[str, Decimal] = {}
 
@@ -100,7 +101,9 @@ class Table:
 
     # ---------------------------------------------------------------- betting
     def verify_bet(self, box: int, player: str, amount: Decimal) -> None:
-        self._betting("take bets")
+        r = self.round
+        if r is not None and not r.over:
+            self._betting("take bets")  # raises
         p = self.p
         if not 1 <= box <= self.boxes:
             raise BetRefused(f"there is no box {box}: this table has boxes 1 to {self.boxes}")
@@ -152,18 +155,21 @@ class Table:
                 del self.bets[box]
             return [ops.BetRemoved(box, player)]
         self.bets.setdefault(box, {})[player] = amount
-        return [ops.BetPlaced(box, player, amount)]
+        return [_new(ops.BetPlaced, (box, player, amount))]
 
     def verify_close_bets(self) -> list[int]:
-        self._betting("close bets")
+        r = self.round
+        if r is not None and not r.over:
+            self._betting("close bets")  # raises
         p = self.p
         if self.burns_due:
             raise ShoeError(
                 f"{self.burns_due} more card(s) must be burned first: "
                 f"{p.name} burns {p.burn} after the cut"
             )
-        occupied = [b for b in sorted(self.bets) if _HOLDER[b] in self.bets[b]]
-        need = max(1, p.min_boxes)
+        bets = self.bets
+        occupied = [b for b in (sorted(bets) if len(bets) > 1 else bets) if _HOLDER[b] in bets[b]]
+        need = p.min_boxes or 1
         if len(occupied) < need:
             raise BetRefused(
                 f"{p.name} needs at least {need} boxes with a stake before the deal "
@@ -172,7 +178,7 @@ class Table:
                 else "no box has a stake"
             )
         for b in occupied:
-            stakes = self.bets[b]
+            stakes = bets[b]
             total = sum(stakes.values(), ZERO) if len(stakes) > 1 else stakes[_HOLDER[b]]
             if total > self.table_max:  # a carried push can outgrow a lowered limit
                 raise BetRefused(
@@ -183,9 +189,10 @@ class Table:
     def close_bets(self) -> Ops:
         occupied = self.verify_close_bets()
         self.rounds += 1
-        self.round = Round(self.p, self.rounds, [(b, dict(self.bets[b])) for b in occupied])
+        # The stake dicts move into the round: the layout starts empty again.
+        self.round = Round(self.p, self.rounds, [(b, self.bets[b]) for b in occupied])
         self.bets = {}
-        out: Ops = [ops.BetsClosed(self.rounds, tuple(occupied))]
+        out: Ops = [_new(ops.BetsClosed, (self.rounds, tuple(occupied)))]
         self.round.log.extend(out)
         return out
 
@@ -309,6 +316,39 @@ class Table:
             case ev.Void(reason):
                 return self.void(reason)
         raise TypeError(f"not an event: {event!r}")
+
+    def verify(self, event: ev.Event) -> None:
+        """Raise the refusal `apply(event)` would raise, without applying anything."""
+        match event:
+            case ev.Card(card):
+                self.verify_card(card)
+            case ev.Action(box, action):
+                self.verify_action(box, action)
+            case ev.Bet(box, player, amount):
+                self.verify_bet(box, player, amount)
+            case ev.CloseBets():
+                self.verify_close_bets()
+            case ev.Insurance(box, player, amount):
+                self.verify_insurance(box, player, amount)
+            case ev.CloseInsurance():
+                self._in_round("close insurance").verify_close_insurance()
+            case ev.Burn(card):
+                self.verify_burn(card)
+            case ev.NewShoe(rules, boxes):
+                self._check_shoe_line(rules, boxes)
+                self.verify_new_shoe()
+            case ev.MisdealCard():
+                self._in_round("call a mistaken card").verify_misdeal_card()
+            case ev.Void():
+                self.verify_void()
+
+    def can(self, event: ev.Event) -> bool:
+        """Whether `apply(event)` would be accepted now."""
+        try:
+            self.verify(event)
+        except TableError:
+            return False
+        return True
 
     def _check_shoe_line(self, rules: str | None, boxes: int | None) -> None:
         if rules is not None and rules != self.p.name:

@@ -657,6 +657,31 @@ def test_refused_event_says_why_and_changes_nothing(profile, before, event, erro
     with pytest.raises(error, match=message):
         t.apply(parse_event(event))
     assert snapshot(t) == state
+    if not issubclass(error, BadEvent):
+        # verify / can say the same without applying anything
+        with pytest.raises(error, match=message):
+            t.verify(parse_event(event))
+        assert not t.can(parse_event(event))
+        assert snapshot(t) == state
+
+
+def test_can_says_yes_to_what_apply_accepts():
+    t = table("be-casino")
+    for e in [bet(1, "10"), bet(2, "10"), CLOSE, card("TS"), card("9S"), card("7H"), card("6D")]:
+        assert t.can(parse_event(e))
+        t.apply(parse_event(e))
+    for e in [card("8C"), act(1, "stand"), act(1, "double"), act(1, "surrender")]:
+        assert not t.can(parse_event(e)) or e["type"] == "card"
+    t.apply(parse_event(card("8C")))
+    for e in [
+        act(1, "stand"),
+        act(1, "double"),
+        act(1, "surrender"),
+        card("2C"),
+        {"type": "void", "reason": "x"},
+    ]:
+        assert t.can(parse_event(e)), e
+    assert not t.can(parse_event(act(1, "split")))
 
 
 def test_every_refusal_is_a_table_error_and_a_value_error():

@@ -11,6 +11,7 @@ that reason.
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import shutil
@@ -87,6 +88,9 @@ class BrokerProcess:
             f"persistence_location {data}/\n"
             "max_queued_messages 100000\n"
             "log_dest stderr\n"
+            # Started as root, mosquitto drops to the 'mosquitto' user, which cannot
+            # write our temp dir: it would then lose its persistence file silently.
+            f"user {getpass.getuser()}\n"
         )
         return [self.exe, "-c", str(conf)]
 

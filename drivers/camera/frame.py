@@ -1,0 +1,157 @@
+"""Frame mode: find every card in a frame and read its index corners.
+
+Cards are found as regions lighter than their surroundings with a local
+(adaptive) threshold, so a light table or light falling off across the frame
+does not hide them. Each card is warped upright to the canonical size and
+both index corners (top left, and bottom right turned half a turn) are read;
+the card is read only when the corners agree or one corner is unreadable
+(half covered) and the other is sure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.glyphs import Image, find_indices
+from drivers.camera.model import GlyphModel, IndexRead
+
+CARD_W, CARD_H = 200, 280  # canonical card, portrait
+CORNER_W, CORNER_H = 46, 92  # index corner crop of the canonical card
+RANK_HEIGHT = 34  # nominal rank glyph height on the canonical card
+ASPECT_RANGE = (1.22, 1.62)  # long side / short side of a card outline
+MIN_SOLIDITY = 0.90  # contour area / rectangle area
+
+
+@dataclass(frozen=True)
+class FoundCard:
+    corners: npt.NDArray[np.float32]  # 4x2, clockwise from the card's top left
+    centre: tuple[float, float]
+    size: tuple[float, float]  # short side, long side in pixels
+    single: bool  # outline is one clean rectangle (not two cards stuck together)
+
+
+@dataclass(frozen=True)
+class CardInFrame:
+    card: str | None
+    confidence: float
+    centre: tuple[float, float]
+    reads: tuple[IndexRead | None, IndexRead | None]
+
+
+def card_mask(gray: Image, min_short_side: float) -> Image:
+    """Pixels clearly lighter than their neighbourhood (a window about twice a
+    card wide), computed at half size because only outlines matter."""
+    small = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    block = int(max(31, min_short_side * 1.6)) | 1
+    # Blurred first so the grain of the felt does not pass the local test.
+    # The middle of a large card may fail it (its window is all card): that
+    # leaves a hole, and only the outer outline is used.
+    small = cv2.GaussianBlur(small, (5, 5), 0)
+    mask = cv2.adaptiveThreshold(
+        small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -20
+    )
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # Close gaps that a dark index or picture cuts in the card's rim.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    return cv2.resize(mask, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_NEAREST)
+
+
+def find_cards(gray: Image, short_side: tuple[float, float] = (60.0, 260.0)) -> list[FoundCard]:
+    """Card outlines in a grey frame; short_side bounds the card width in pixels."""
+    mask = card_mask(gray, short_side[0] / 2)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    found: list[FoundCard] = []
+    lo, hi = short_side
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < 0.8 * lo * lo * ASPECT_RANGE[0]:
+            continue
+        (cx, cy), (w, h), angle = cv2.minAreaRect(c)
+        short, long_ = min(w, h), max(w, h)
+        # Out of the size range, but still reported when it could be two cards
+        # stuck together (a big blob of card-like area).
+        outside = short < 0.85 * lo or short > 1.15 * hi
+        if outside and not (short <= 2.3 * hi and area > lo * lo):
+            continue
+        # The hull ignores notches a glyph or the picture cuts into the rim;
+        # two cards stuck together still make a hull unlike one rectangle.
+        solidity = cv2.contourArea(cv2.convexHull(c)) / max(w * h, 1.0)
+        single = (
+            ASPECT_RANGE[0] <= long_ / max(short, 1.0) <= ASPECT_RANGE[1]
+            and solidity >= MIN_SOLIDITY
+            and lo * 0.85 <= short <= hi * 1.15
+        )
+        box = cv2.boxPoints(((cx, cy), (w, h), angle)).astype(np.float32)
+        found.append(
+            FoundCard(
+                _portrait_order(box), (float(cx), float(cy)), (float(short), float(long_)), single
+            )
+        )
+    return found
+
+
+def _portrait_order(box: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Order the 4 corners clockwise starting so that the first side is a
+    short side (the card's top). Which short side is the top does not
+    matter: the index is in two opposite corners."""
+    centre = box.mean(axis=0)
+    ang = np.arctan2(box[:, 1] - centre[1], box[:, 0] - centre[0])
+    pts = box[np.argsort(ang)]  # clockwise in image coordinates (y down)
+    if np.linalg.norm(pts[1] - pts[0]) > np.linalg.norm(pts[2] - pts[1]):
+        pts = np.roll(pts, -1, axis=0)
+    return pts.astype(np.float32)
+
+
+def warp_card(frame: Image, corners: npt.NDArray[np.float32]) -> Image:
+    dst = np.array([[0, 0], [CARD_W - 1, 0], [CARD_W - 1, CARD_H - 1], [0, CARD_H - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(corners, dst)
+    return cv2.warpPerspective(frame, m, (CARD_W, CARD_H), flags=cv2.INTER_LINEAR)
+
+
+def corners_of(card: Image) -> tuple[Image, Image]:
+    """The two index corners of a canonical card, both upright."""
+    tl = np.ascontiguousarray(card[:CORNER_H, :CORNER_W])
+    br = np.ascontiguousarray(card[CARD_H - CORNER_H :, CARD_W - CORNER_W :][::-1, ::-1])
+    return tl, br
+
+
+def read_corner(corner: Image, model: GlyphModel) -> IndexRead | None:
+    indices = find_indices(corner, RANK_HEIGHT, limit=1)
+    return model.read(indices[0]) if indices else None
+
+
+def read_canonical(
+    card: Image, model: GlyphModel
+) -> tuple[str | None, float, tuple[IndexRead | None, ...]]:
+    """Read a card already warped to the canonical size."""
+    reads = tuple(read_corner(c, model) for c in corners_of(card))
+    cards = {r.card for r in reads if r is not None and r.card is not None}
+    if len(cards) != 1:
+        # No corner read, or the two corners disagree: never guess.
+        best = max((r.confidence for r in reads if r is not None), default=0.0)
+        return None, best if not cards else 0.0, reads
+    card_code = cards.pop()
+    confs = [r.confidence for r in reads if r is not None and r.card == card_code]
+    # Two agreeing corners are surer than either alone.
+    conf = 1.0 - float(np.prod([1.0 - c for c in confs]))
+    return card_code, conf, reads
+
+
+def read_frame(
+    frame: Image, model: GlyphModel, short_side: tuple[float, float] = (60.0, 260.0)
+) -> list[CardInFrame]:
+    """Every card found in a BGR (or grey) frame, read or not, left to right."""
+    gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    out: list[CardInFrame] = []
+    for found in find_cards(gray, short_side):
+        if not found.single:
+            out.append(CardInFrame(None, 0.0, found.centre, (None, None)))
+            continue
+        card, conf, reads = read_canonical(warp_card(frame, found.corners), model)
+        out.append(CardInFrame(card, conf, found.centre, (reads[0], reads[1])))
+    out.sort(key=lambda c: (c.centre[0], c.centre[1]))
+    return out

@@ -1,0 +1,300 @@
+"""Finding the index of a card (rank glyph above suit glyph) in an image patch.
+
+The patch is either the corner of a card warped to the canonical size (frame
+mode) or the band of the shoe camera that the index corner crosses (shoe
+mode). Ink is measured against a local estimate of the paper white instead of
+one global threshold, so uneven light and glare spots do not erase glyphs
+(the weak spot of the classic single-threshold detectors).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+# OpenCV's stubs type every returned array as "integer or floating", so the
+# image aliases say what an array holds in their names, not in their dtype.
+Image = npt.NDArray[Any]  # uint8, HxW or HxWx3 (BGR)
+FloatMap = npt.NDArray[Any]  # float32, HxW
+
+# Ink must be this much darker than the local paper, relative and absolute.
+INK_RATIO = 0.62
+INK_MIN_CONTRAST = 28.0
+# Paper must be at least this bright for ink on it to count (a dark felt is
+# not paper, so glyph-sized dark spots on it are ignored).
+PAPER_MIN = 70.0
+_OPEN_KERNEL = np.ones((2, 2), np.uint8)
+
+
+@dataclass(frozen=True)
+class Box:
+    x: int
+    y: int
+    w: int
+    h: int
+
+    @property
+    def x2(self) -> int:
+        return self.x + self.w
+
+    @property
+    def y2(self) -> int:
+        return self.y + self.h
+
+    @property
+    def cx(self) -> float:
+        return self.x + self.w / 2.0
+
+    @property
+    def cy(self) -> float:
+        return self.y + self.h / 2.0
+
+    def union(self, other: Box) -> Box:
+        x, y = min(self.x, other.x), min(self.y, other.y)
+        return Box(x, y, max(self.x2, other.x2) - x, max(self.y2, other.y2) - y)
+
+
+@dataclass(frozen=True)
+class IndexGlyphs:
+    """One index found in a patch: the rank and suit ink maps and where they are."""
+
+    rank_box: Box
+    suit_box: Box
+    rank_ink: FloatMap  # ink strength 0..1 inside rank_box, other components masked out
+    suit_ink: FloatMap
+    redness: float  # mean (R - max(G, B)) / 255 over the suit's ink; < 0 when no colour
+
+    @property
+    def box(self) -> Box:
+        return self.rank_box.union(self.suit_box)
+
+
+@dataclass(frozen=True)
+class InkLayer:
+    """The ink of a patch: strength map, binary mask and the components."""
+
+    ink: FloatMap
+    labels: npt.NDArray[np.int32]
+    stats: npt.NDArray[np.int32]
+    redness: FloatMap | None
+
+
+def to_gray(patch: Image) -> Image:
+    """The ink channel: green. Red and black ink are both dark in it (in a
+    plain grey conversion red ink keeps only a third of the contrast), and
+    the yellow and gold of court card artwork stay light."""
+    if patch.ndim == 2:
+        return patch
+    return np.ascontiguousarray(patch[:, :, 1])
+
+
+def paper_level(gray: Image, glyph_size: int) -> FloatMap:
+    """Local paper white: a morphological closing wider than any glyph stroke
+    fills the glyphs with the paper around them but keeps the outline of
+    the card, so the dark surround is not taken for ink and a glyph printed
+    close to the card edge stays apart from it."""
+    k = max(5, int(0.7 * glyph_size) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    paper = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kernel)
+    return cv2.blur(paper, (3, 3)).astype(np.float32)
+
+
+def ink_layer(patch: Image, glyph_size: int) -> InkLayer:
+    """Ink strength and connected components of a patch; glyph_size is the
+    expected rank height in pixels (sets the paper filter width)."""
+    gray = to_gray(patch)
+    paper = paper_level(gray, glyph_size)
+    g = gray.astype(np.float32)
+    contrast = paper - g
+    ink = np.clip(contrast / np.maximum(paper * (1.0 - INK_RATIO) * 2.0, 1.0), 0.0, 1.0)
+    mask: Image = (
+        (g < paper * INK_RATIO) & (contrast > INK_MIN_CONTRAST) & (paper > PAPER_MIN)
+    ).astype(np.uint8)
+    # Opening cuts thin lines (a printed card border, the blurred card edge)
+    # that would otherwise join a glyph to the background.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _OPEN_KERNEL)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    redness = None
+    if patch.ndim == 3:
+        b, gch, r = cv2.split(patch.astype(np.float32))
+        redness = (r - np.maximum(gch, b)) / 255.0
+    return InkLayer(
+        ink.astype(np.float32), labels.astype(np.int32), stats.astype(np.int32), redness
+    )
+
+
+def _box(stats: npt.NDArray[np.int32], i: int) -> Box:
+    x, y, w, h = (int(v) for v in stats[i, :4])
+    return Box(x, y, w, h)
+
+
+def glyph_candidates(layer: InkLayer, glyph_size: int) -> list[int]:
+    """Components that could be part of a rank or a suit: not touching the
+    patch border (clipped pips, card edges, the dark background) and of
+    glyph-like size relative to the expected rank height."""
+    h, w = layer.labels.shape
+    out: list[int] = []
+    for i in range(1, layer.stats.shape[0]):
+        b = _box(layer.stats, i)
+        area = int(layer.stats[i, 4])
+        if b.x <= 0 or b.y <= 0 or b.x2 >= w or b.y2 >= h:
+            continue
+        if b.h < 0.12 * glyph_size or b.h > 1.7 * glyph_size or b.w > 2.2 * glyph_size:
+            continue
+        if area < 0.004 * glyph_size * glyph_size:
+            continue
+        out.append(i)
+    return out
+
+
+def _rank_group(layer: InkLayer, seed: int, cands: list[int], glyph_size: int) -> list[int]:
+    """The seed component plus its neighbours on the same text line (the "1"
+    and "0" of a ten, the parts of a broken glyph)."""
+    sb = _box(layer.stats, seed)
+    group = [seed]
+    box = sb
+    for j in cands:
+        if j == seed:
+            continue
+        b = _box(layer.stats, j)
+        same_line = abs(b.y - box.y) < 0.2 * box.h and abs(b.h - box.h) < 0.25 * box.h
+        inside = b.x >= box.x - 1 and b.x2 <= box.x2 + 1 and b.y >= box.y - 1 and b.y2 <= box.y2 + 1
+        gap = max(b.x - box.x2, box.x - b.x2)
+        if (same_line and gap < 0.25 * box.h) or inside:
+            group.append(j)
+            box = box.union(b)
+    return group
+
+
+def _ink_map(layer: InkLayer, ids: list[int], box: Box) -> FloatMap:
+    sub_labels = layer.labels[box.y : box.y2, box.x : box.x2]
+    keep = np.isin(sub_labels, ids)
+    keep = cv2.dilate(keep.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    sub = layer.ink[box.y : box.y2, box.x : box.x2]
+    return np.where(keep, sub, 0.0).astype(np.float32)
+
+
+def _redness(layer: InkLayer, ids: list[int], box: Box) -> float:
+    if layer.redness is None:
+        return -1.0
+    sub_labels = layer.labels[box.y : box.y2, box.x : box.x2]
+    keep = np.isin(sub_labels, ids)
+    if not keep.any():
+        return -1.0
+    return float(layer.redness[box.y : box.y2, box.x : box.x2][keep].mean())
+
+
+def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGlyphs]:
+    """Every rank-over-suit pair in the patch, top to bottom.
+
+    A pair is a rank line (one or two glyphs of rank height) with a suit
+    glyph right under it, centred under the rank and smaller than it."""
+    layer = ink_layer(patch, glyph_size)
+    cands = glyph_candidates(layer, glyph_size)
+    boxes = {i: _box(layer.stats, i) for i in cands}
+    found: list[IndexGlyphs] = []
+    used: set[int] = set()
+    for seed in sorted(cands, key=lambda i: (boxes[i].y, boxes[i].x)):
+        sb = boxes[seed]
+        if seed in used or sb.h < 0.5 * glyph_size:
+            continue
+        group = _rank_group(layer, seed, cands, glyph_size)
+        rbox = boxes[group[0]]
+        for j in group[1:]:
+            rbox = rbox.union(boxes[j])
+        if rbox.w > 1.6 * rbox.h:
+            continue
+        suit = _suit_under(rbox, [i for i in cands if i not in group], boxes)
+        if suit is not None:
+            sbox = boxes[suit]
+            suit_ids = [
+                suit,
+                *(i for i in cands if i != suit and i not in group and _inside(boxes[i], sbox)),
+            ]
+        else:
+            merged = _suit_in_merged(layer, rbox, group)
+            if merged is None:
+                continue
+            suit_ids, sbox = merged
+        used.update(group)
+        used.update(suit_ids)
+        found.append(
+            IndexGlyphs(
+                rank_box=rbox,
+                suit_box=sbox,
+                rank_ink=_ink_map(layer, group, rbox),
+                suit_ink=_ink_map(layer, suit_ids, sbox),
+                redness=_redness(layer, suit_ids, sbox),
+            )
+        )
+        if len(found) >= limit:
+            break
+    return found
+
+
+def _inside(b: Box, outer: Box) -> bool:
+    return b.x >= outer.x and b.x2 <= outer.x2 and b.y >= outer.y and b.y2 <= outer.y2
+
+
+def _suit_under(rbox: Box, others: list[int], boxes: dict[int, Box]) -> int | None:
+    best: int | None = None
+    best_gap = 0.0
+    for i in others:
+        b = boxes[i]
+        gap = b.y - rbox.y2
+        if gap < -0.08 * rbox.h or gap > 0.6 * rbox.h:
+            continue
+        if abs(b.cx - rbox.cx) > 0.45 * max(rbox.w, b.w):
+            continue
+        if not (0.25 * rbox.h <= b.h <= 0.95 * rbox.h and 0.2 * rbox.h <= b.w <= 1.3 * rbox.h):
+            continue
+        if best is None or gap < best_gap:
+            best, best_gap = i, gap
+    return best
+
+
+def _suit_in_merged(layer: InkLayer, rbox: Box, group: list[int]) -> tuple[list[int], Box] | None:
+    """A suit glyph joined to other ink: artwork under it (the sceptre of a
+    court card) or, in a blurred frame, a pip beside it. Only the columns
+    under the rank are kept, and the glyph is cut at its first narrow row
+    below its widest one, where a point or stem meets the artwork."""
+    h, w = layer.labels.shape
+    x0, x1 = max(0, int(rbox.x - 0.15 * rbox.h)), min(w, int(rbox.x2 + 0.15 * rbox.h))
+    y0 = max(0, int(rbox.y2 - 0.08 * rbox.h))
+    y1 = min(h, int(rbox.y2 + 1.5 * rbox.h))
+    window = layer.labels[y0:y1, x0:x1]
+    for i in np.unique(window):
+        if i == 0 or i in group:
+            continue
+        b = _box(layer.stats, int(i))
+        if b.x <= 0 or b.y <= 0 or not (-0.08 * rbox.h <= b.y - rbox.y2 <= 0.6 * rbox.h):
+            continue
+        sub = window == i
+        widths = sub.sum(axis=1)
+        rows = np.nonzero(widths)[0]
+        if len(rows) < 3:
+            continue
+        first = int(rows[0])
+        top = min(len(widths), first + int(0.6 * rbox.h))
+        widest = first + int(np.argmax(widths[first:top]))
+        neck = np.nonzero(widths[widest:] <= 0.35 * widths[widest])[0]
+        cut = widest + int(neck[0]) if len(neck) else min(len(widths), first + int(0.8 * rbox.h))
+        ys, xs = np.nonzero(sub[:cut])
+        if len(xs) == 0:
+            continue
+        sbox = Box(
+            x0 + int(xs.min()),
+            y0 + int(ys.min()),
+            int(xs.max() - xs.min()) + 1,
+            int(ys.max() - ys.min()) + 1,
+        )
+        if abs(sbox.cx - rbox.cx) > 0.45 * max(rbox.w, sbox.w) or sbox.w > 1.3 * rbox.h:
+            continue
+        if not 0.25 * rbox.h <= sbox.h <= 0.95 * rbox.h:
+            continue
+        return [int(i)], sbox
+    return None

@@ -1,0 +1,296 @@
+"""Shoe mode: the index corner of each card crosses a fixed band of the shoe
+camera; follow it across frames and give exactly one read per card.
+
+The shoe camera looks at the exit ramp of the shoe. Cards slide through the
+view from the top edge of the frame to the bottom edge, index corner on the
+left; calibration fixes the band the index corner crosses and the glyph size.
+Only that band is processed, which keeps a frame to a few milliseconds.
+
+A *pass* is the time something lighter than the empty ramp is in the band.
+Within a pass every index seen is assigned to a *track* (indices only move
+down); a pass normally holds one track. Two cards pulled out together show
+two indices and make two tracks, both reported, leading card first. A pass in
+which no index could be read still yields one read, with card None, so the
+dealer is asked to key the card in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from drivers.camera.glyphs import Image, find_indices, to_gray
+from drivers.camera.model import GlyphModel
+
+
+@dataclass(frozen=True)
+class ShoeGeometry:
+    """Where the index corner passes in the shoe camera frame."""
+
+    frame_size: tuple[int, int] = (640, 480)  # width, height
+    band: tuple[int, int] = (84, 146)  # x range of the index corner (left, right)
+    rank_height: int = 36  # rank glyph height in pixels
+
+    def check(self) -> None:
+        w, _ = self.frame_size
+        left, right = self.band
+        if not (0 <= left < right <= w):
+            raise ValueError(f"band {self.band} is not inside a frame {w} pixels wide")
+        if not 8 <= self.rank_height <= 200:
+            raise ValueError(f"rank height {self.rank_height} px is out of range 8..200")
+
+
+@dataclass(frozen=True)
+class CardRead:
+    """One physical card out of the shoe.
+
+    card: two-character code, or None when the card could not be read (the
+    service raises an `unreadable` alert and the dealer keys the card in).
+    reason: None for a read card; otherwise `no_index` (nothing like an index
+    was seen: card back, cut card, a card pulled too fast), `low_confidence`
+    or `conflict` (frames disagreed).
+    """
+
+    card: str | None
+    confidence: float
+    frame_index: int  # frame in which the card was read best (or first seen)
+    first_frame: int
+    last_frame: int
+    frames_read: int  # frames whose index read agreed with `card`
+    reason: str | None = None
+
+
+@dataclass
+class _Seen:
+    frame: int
+    y: float
+    card: str | None
+    raw: str  # best labels even when rejected, to detect conflicts
+    confidence: float
+
+
+@dataclass
+class _Track:
+    seen: list[_Seen] = field(default_factory=list)
+
+    @property
+    def last(self) -> _Seen:
+        return self.seen[-1]
+
+    def speed(self) -> float:
+        """Pixels per frame from the last two sightings (a typical pull
+        speed until there are two)."""
+        if len(self.seen) < 2:
+            return TYPICAL_STEP
+        a, b = self.seen[-2], self.seen[-1]
+        return (b.y - a.y) / max(1, b.frame - a.frame)
+
+
+# Presence: a band pixel counts as card when this much lighter than the empty ramp.
+PRESENCE_DELTA = 45.0
+PRESENCE_ON = 0.20  # fraction of band pixels to start a pass
+PRESENCE_OFF = 0.08  # below this for END_FRAMES frames ends the pass
+END_FRAMES = 2
+START_FRAMES = 2  # frames above PRESENCE_ON to start a pass (a glare flash is one)
+MIN_PASS_FRAMES = 4  # a pass shorter than this with no index is not a card
+MAX_STEP = 160.0  # largest downward move of an index between two frames, pixels
+TYPICAL_STEP = 55.0  # pixels per frame of a card pulled at a usual speed
+BACK_TOLERANCE = 6.0  # an index may seem to move up this much (jitter)
+ACCEPT = 0.5  # combined confidence needed to report a card
+CONFLICT_MIN = 0.15  # a disagreeing frame this sure makes the card a conflict
+
+
+class ShoeReader:
+    """Feed frames in order; get CardRead objects as cards leave the view."""
+
+    def __init__(self, model: GlyphModel, geometry: ShoeGeometry | None = None) -> None:
+        self.model = model
+        self.geometry = geometry or ShoeGeometry()
+        self.geometry.check()
+        self._background: float | None = None
+        self._in_pass = False
+        self._quiet = 0
+        self._tracks: list[_Track] = []
+        self._pass_start = 0
+        self._last_frame = -1
+        self._rising = 0
+        self._pending: list[tuple[Image, int]] = []
+
+    def band_of(self, frame: Image) -> Image:
+        left, right = self.geometry.band
+        return np.ascontiguousarray(frame[:, left:right])
+
+    def presence(self, band_gray: Image) -> float:
+        median = float(np.median(band_gray[::4, ::4]))
+        if self._background is None:
+            self._background = median
+        frac = float(np.mean(band_gray[::2, ::2] > self._background + PRESENCE_DELTA))
+        if frac < 0.02:
+            # Follow slow light changes of the empty ramp.
+            self._background = 0.9 * self._background + 0.1 * median
+        return frac
+
+    def feed(self, frame: Image, frame_index: int) -> list[CardRead]:
+        """Process one frame; returns the cards that finished in it (usually none)."""
+        self._last_frame = frame_index
+        band = self.band_of(frame)
+        frac = self.presence(to_gray(band))
+        out: list[CardRead] = []
+        if not self._in_pass:
+            if frac < PRESENCE_ON:
+                self._rising = 0
+                self._pending = []
+                return out
+            self._rising += 1
+            self._pending.append((band, frame_index))
+            if self._rising < START_FRAMES:
+                return out
+            self._in_pass, self._quiet, self._tracks = True, 0, []
+            self._pass_start = self._pending[0][1]
+            for old_band, old_index in self._pending[:-1]:
+                self._observe(old_band, old_index)
+            self._pending = []
+        if frac < PRESENCE_OFF:
+            self._quiet += 1
+            if self._quiet >= END_FRAMES:
+                return self._end_pass()
+            return out
+        self._quiet = 0
+        self._observe(band, frame_index)
+        return out
+
+    def flush(self) -> list[CardRead]:
+        """End of stream: report a card still in view."""
+        return self._end_pass() if self._in_pass else []
+
+    def _observe(self, band: Image, frame_index: int) -> None:
+        for index in find_indices(band, self.geometry.rank_height):
+            read = self.model.read(index)
+            raw = (read.rank.label or "?") + (read.suit.label or "?")
+            seen = _Seen(frame_index, index.box.cy, read.card, raw, read.confidence)
+            self._assign(seen)
+
+    def _assign(self, seen: _Seen) -> None:
+        """Give a detection to the track whose predicted position it is
+        nearest (indices only move down, at most MAX_STEP a frame)."""
+        best: _Track | None = None
+        best_cost = float("inf")
+        for track in self._tracks:
+            last = track.last
+            dt = seen.frame - last.frame
+            if dt <= 0:
+                continue
+            step = seen.y - last.y
+            if not -BACK_TOLERANCE <= step <= MAX_STEP * dt:
+                continue
+            cost = abs(seen.y - (last.y + track.speed() * dt))
+            if cost < best_cost:
+                best, best_cost = track, cost
+        if best is None:
+            best = _Track()
+            self._tracks.append(best)
+        best.seen.append(seen)
+
+    def _end_pass(self) -> list[CardRead]:
+        self._in_pass = False
+        start, end = self._pass_start, self._last_frame
+        tracks = [t for t in self._tracks if t.seen]
+        self._tracks = []
+        self._rising, self._pending = 0, []
+        if not tracks:
+            if end - start + 1 < MIN_PASS_FRAMES:
+                return []  # a flash of light on the empty ramp, not a card
+            return [CardRead(None, 0.0, start, start, end, 0, "no_index")]
+        # A lone detection in a pass that has a well-seen card is noise
+        # (a glyph-like blot on the face), not a second card.
+        strong = max(len(t.seen) for t in tracks)
+        tracks = [t for t in tracks if len(t.seen) >= 2 or strong < 3]
+        tracks.sort(key=lambda t: t.seen[0].frame)
+        reads = [decide(t, start, end) for t in tracks]
+        return _merge_same_card(reads)
+
+
+def _merge_same_card(reads: list[CardRead]) -> list[CardRead]:
+    """Two tracks of one pass that read the same card are one card whose
+    index was lost for a frame, not two identical cards."""
+    out: list[CardRead] = []
+    for r in reads:
+        twin = next((o for o in out if r.card is not None and o.card == r.card), None)
+        if twin is None:
+            out.append(r)
+            continue
+        keep = max(twin, r, key=lambda x: x.confidence)
+        merged = CardRead(
+            keep.card,
+            max(twin.confidence, r.confidence),
+            keep.frame_index,
+            keep.first_frame,
+            keep.last_frame,
+            twin.frames_read + r.frames_read,
+        )
+        out[out.index(twin)] = merged
+    # An unread track beside a read one in the same pass is usually the
+    # read card seen badly (entering or leaving the view): drop it. A pass
+    # with nothing read is one unreadable card, however many blots it showed.
+    if any(r.card is not None for r in out):
+        return [r for r in out if r.card is not None]
+    return out[:1]
+
+
+def decide(track: _Track, start: int, end: int) -> CardRead:
+    """One read from all the frames of one track: the card most frames agree
+    on, unless some frame confidently says something else."""
+    votes: dict[str, list[float]] = {}
+    for s in track.seen:
+        if s.card is not None:
+            votes.setdefault(s.card, []).append(s.confidence)
+    first = track.seen[0].frame
+    if not votes:
+        return CardRead(None, 0.0, first, start, end, 0, "low_confidence")
+    card = max(votes, key=lambda c: (len(votes[c]), sum(votes[c])))
+    confs = votes[card]
+    # Any other accepted read is a conflict; unsure disagreeing frames are
+    # one only when they are as many as the agreeing ones.
+    accepted_other = len(votes) > 1
+    unsure_other = [
+        s for s in track.seen if s.card is None and s.raw != card and s.confidence >= CONFLICT_MIN
+    ]
+    if accepted_other or len(unsure_other) >= len(confs):
+        return CardRead(None, 0.0, first, start, end, len(confs), "conflict")
+    combined = 1.0 - float(np.prod([1.0 - c for c in confs]))
+    best = max((s for s in track.seen if s.card == card), key=lambda s: s.confidence)
+    if combined < ACCEPT:
+        return CardRead(None, combined, best.frame, start, end, len(confs), "low_confidence")
+    return CardRead(card, combined, best.frame, start, end, len(confs))
+
+
+def empty_geometry_frame(geometry: ShoeGeometry, level: int = 40) -> Image:
+    """A frame of the empty ramp (for tests and calibration checks)."""
+    w, h = geometry.frame_size
+    return np.full((h, w, 3), level, np.uint8)
+
+
+def band_sharpness(band: Image) -> float:
+    """Variance of the Laplacian: the usual focus measure."""
+    return float(cv2.Laplacian(to_gray(band), cv2.CV_64F).var())
+
+
+def read_still(frame: Image, model: GlyphModel, geometry: ShoeGeometry) -> tuple[str | None, float]:
+    """Read one shoe frame on its own (no tracking): the card when every
+    index seen in the band agrees on one accepted card, else None."""
+    left, right = geometry.band
+    band = np.ascontiguousarray(frame[:, left:right])
+    reads = [model.read(i) for i in find_indices(band, geometry.rank_height)]
+    cards = {r.card for r in reads if r.card is not None}
+    if len(cards) != 1:
+        return None, 0.0
+    card = cards.pop()
+    # Another index in view that is read as something else, even unsurely,
+    # makes the frame ambiguous.
+    for r in reads:
+        raw = (r.rank.label or "?") + (r.suit.label or "?")
+        if r.card is None and raw != card and r.confidence >= CONFLICT_MIN:
+            return None, 0.0
+    return card, max(r.confidence for r in reads if r.card == card)

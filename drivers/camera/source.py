@@ -1,0 +1,66 @@
+"""The card source the table service takes card events from.
+
+`CardSource` turns a stream of shoe-camera frames into one `CardRead` per
+physical card. Frames come from a `Capture` (the real camera) or from any
+iterable of images (the simulator's `ShoeCamera.deal(...)` frames). It knows
+nothing of MQTT or the rules engine: the service maps a read with a card to a
+`card` event and a read with card None to an `unreadable` alert.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from drivers.camera.capture import Capture
+from drivers.camera.generic import generic_model
+from drivers.camera.glyphs import Image
+from drivers.camera.model import GlyphModel
+from drivers.camera.shoe import CardRead, ShoeGeometry, ShoeReader
+
+__all__ = ["CardRead", "CardSource"]
+
+
+class CardSource:
+    """Frames in, card reads out.
+
+    model: glyph templates (calibration's `model()`); None uses the generic
+    model for standard indices. geometry: where the index crosses the frame
+    (a camera calibration's `geometry`); None uses the nominal shoe mount.
+    """
+
+    def __init__(
+        self, model: GlyphModel | None = None, geometry: ShoeGeometry | None = None
+    ) -> None:
+        self.reader = ShoeReader(model or generic_model(), geometry)
+
+    @classmethod
+    def from_calibration(cls, path: Path | None) -> CardSource:
+        """From a calibration file (deck or camera); None: uncalibrated."""
+        if path is None:
+            return cls()
+        from calibration.vision_file import load  # calibration depends on drivers, not back
+
+        cal = load(path)
+        return cls(cal.model(), cal.geometry)
+
+    def feed(self, image: Image, frame_index: int) -> list[CardRead]:
+        """Push one frame; returns the cards finished in it (usually none)."""
+        return self.reader.feed(image, frame_index)
+
+    def flush(self) -> list[CardRead]:
+        """End of stream: the card still in view, if any."""
+        return self.reader.flush()
+
+    def reads(self, frames: Iterable[Image]) -> Iterator[CardRead]:
+        """Pull style over plain images (the simulator), numbered from 0."""
+        for i, image in enumerate(frames):
+            yield from self.feed(image, i)
+        yield from self.flush()
+
+    def run(self, capture: Capture) -> Iterator[CardRead]:
+        """Pull style over a running capture; frame numbers count dropped
+        frames too, so gaps are visible in `CardRead.frame_index`."""
+        for frame in capture.frames():
+            yield from self.feed(frame.image, frame.index)
+        yield from self.flush()
