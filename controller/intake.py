@@ -108,8 +108,9 @@ class Intake:
         if in_round:
             assert r is not None
             staked = Decimal(0)
-            if seen.box in r.by_number:
-                staked = r.box(seen.box).stakes.get(player, Decimal(0))
+            for box in r.boxes:
+                if box.number == seen.box:
+                    staked = box.stakes.get(player, Decimal(0))
             if seen.amount == staked:
                 return None  # the sensor reports again what it saw: no change
             late = seen.amount > staked
