@@ -108,6 +108,8 @@ class SimSection(Section):
     speed: float | Literal["max"] = 1.0
     unreadable_rate: Annotated[float, Field(ge=0.0, le=0.5)] = 0.01
     mistake_rate: Annotated[float, Field(ge=0.0, le=0.5)] = 0.03
+    # A cheating player now and then: past-posting or pinching while another box plays.
+    cheat_rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
 
     @field_validator("speed")
     @classmethod

@@ -178,12 +178,21 @@ class Service:
         for op in operations:
             if isinstance(op, ops.ShoeStarted):
                 self.view.shoes += 1
-        return self.stream.messages(operations, self.table, seq)
+        messages = self.stream.messages(operations, self.table, seq)
+        for n, found in enumerate(self.intake.observe(operations)):
+            key = f"{seq}:{found.kind}:{n}"  # several at one event (e.g. at the close)
+            messages.append(self._alert(seq, found.kind, found.message, found.box, key=key,
+                                        **found.extra))
+        return messages
 
-    def _alert(self, seq: int, kind: str, message: str, box: int | None, **extra: Any) -> Message:
+    def _alert(
+        self, seq: int, kind: str, message: str, box: int | None, key: str | None = None,
+        **extra: Any,
+    ) -> Message:
         r = self.table.round
         number = r.number if r and not r.over else self.table.rounds + 1
-        return wire.alert(self.table_id, f"{seq}:{kind}", kind, message, number, box, **extra)
+        key = key or f"{seq}:{kind}"
+        return wire.alert(self.table_id, key, kind, message, number, box, **extra)
 
     # -------------------------------------------------------------- the loop
     def put(self, item: DriverEvent | LinkEvent) -> None:

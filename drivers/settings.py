@@ -19,7 +19,7 @@ Seconds = Annotated[float, Field(gt=0, le=60)]
 Bcm = Annotated[int, Field(ge=2, le=27)]  # BCM numbers of the 40-pin header's GPIOs
 BoxNo = Annotated[int, Field(ge=1, le=9)]
 # What a panel button can do: the engine's buttons, plus the panel's own.
-PANEL_ACTIONS = (*BUTTONS, "call_supervisor", "confirm")
+PANEL_ACTIONS = (*BUTTONS, "confirm")
 COSTLY = ("void", "new_shoe", "misdeal_card")
 
 
