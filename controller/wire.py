@@ -19,6 +19,7 @@ import paho.mqtt
 
 from controller import __version__
 from controller.engine import Table, ops, outcome_json
+from controller.engine.money import fmt
 from controller.engine.view import op_json, table_state
 from controller.journal import Message
 
@@ -54,7 +55,7 @@ def status(state: str, session: str, table: str, since: str) -> dict[str, Any]:
 def info(table: Table, table_id: str, session: str) -> dict[str, Any]:
     p = table.p
     settings = {
-        name: (str(v) if isinstance(v, Decimal) else list(v) if isinstance(v, tuple) else v)
+        name: (fmt(v) if isinstance(v, Decimal) else list(v) if isinstance(v, tuple) else v)
         for name, v in p.settings().items()
     }
     return {
@@ -68,7 +69,7 @@ def info(table: Table, table_id: str, session: str) -> dict[str, Any]:
         },
         "rules": {"name": p.name, "title": p.title, "settings": settings},
         "boxes": table.boxes,
-        "limits": {"min": str(table.table_min), "max": str(table.table_max)},
+        "limits": {"min": fmt(table.table_min), "max": fmt(table.table_max)},
     }
 
 

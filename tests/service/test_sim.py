@@ -17,14 +17,16 @@ from sim.runner import build
 from tests.service.contract import validate
 
 
-def run(state: Path, rules: str, rounds: int, seed: int = 7) -> list[tuple[str, dict[str, Any]]]:
+def run(
+    state: Path, rules: str, rounds: int, seed: int = 7, speed: float | str = "max"
+) -> list[tuple[str, dict[str, Any]]]:
     """Play up to round `rounds` (earlier runs on `state` count) offline; all stored messages."""
     config = override(
         Config(),
         "test",
         table={"id": "sim", "rules": rules},
         state={"dir": state, "fsync": False},
-        sim={"rounds": rounds, "speed": "max", "seed": seed},
+        sim={"rounds": rounds, "speed": speed, "seed": seed},
     )
     build(config, offline=True).service.run()
     store = Store(state, fsync=False)
@@ -130,6 +132,14 @@ def test_stopping_and_going_on_gives_the_same_game(tmp_path: Path) -> None:
     run(tmp_path / "parts", "be-casino", 27)
     parts = run(tmp_path / "parts", "be-casino", 40)
     assert [m for m in parts if m[0] != "alerts"] == [m for m in whole if m[0] != "alerts"]
+
+
+def test_the_pace_changes_nothing_but_the_time(tmp_path: Path) -> None:
+    """At a watchable speed the bots place one bet, one insurance at a time; at full
+    speed all at once: the game is the same."""
+    fast = run(tmp_path / "fast", "fr-classic", 6)
+    paced = run(tmp_path / "paced", "fr-classic", 6, speed=400.0)
+    assert [m for m in paced if m[0] != "alerts"] == [m for m in fast if m[0] != "alerts"]
 
 
 def test_another_seed_another_game(tmp_path: Path) -> None:
