@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from drivers.settings import DriversSection
+
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 
@@ -136,6 +138,7 @@ class Config(Section):
     sim: SimSection = SimSection()
     view: ViewSection = ViewSection()
     log: LogSection = LogSection()
+    drivers: DriversSection = DriversSection()  # the hardware (docs/hardware.md)
 
 
 class BrokerAddress(BaseModel):

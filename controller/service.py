@@ -91,6 +91,7 @@ class Service:
         self.stream = wire.Stream(self.table_id)
         self.view = TableView(self.table, self.table_id, self.intake)
         self.pending: list[tuple[int, Message]] = []
+        self.devices: list[dict[str, Any]] | None = None  # the drivers' health, for `status`
         self.changed = True
         self.running = False
         self.exit_when_idle = False
@@ -312,8 +313,17 @@ class Service:
         self.view.connected = self.pump.connected
         self.view.backlog = self.pump.backlog()
 
+    def set_devices(self, devices: list[dict[str, Any]]) -> None:
+        """The drivers' health changed (from a timer in the loop): republish `status`."""
+        if devices == self.devices:
+            return
+        self.devices = devices
+        status = wire.status("online", self.session, self.table_id, self.since, devices)
+        self.pump.set_slot(wire.STATUS, wire.dumps(status))
+        self.pump.pump()
+
     def _set_first_slots(self) -> None:
-        status = wire.status("online", self.session, self.table_id, self.since)
+        status = wire.status("online", self.session, self.table_id, self.since, self.devices)
         self.pump.set_slot(wire.STATUS, wire.dumps(status))
         self.pump.set_slot(
             wire.INFO, wire.dumps(wire.info(self.table, self.table_id, self.session))
