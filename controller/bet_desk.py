@@ -8,10 +8,12 @@ returned and the table it changed (read-only):
 - after every event in a round: which box is in play and whether a double
   or split may still come there (`table.expecting()`);
 - `Doubled` / `Split`: the dealer confirmed more chips: the box's totals;
-- `HandBust` / `Surrendered` / `HandBlackjack(paid_at_once)`: the dealer
-  settles that box now, so its chips move (after a split a busted hand's
-  chips are collected too, so the whole box is released: weaker watching
-  of that box for the rest of the round, never a false alert);
+- a hand bust, surrendered or a blackjack paid at once: the dealer settles
+  that box now, so its chips move (after a split a busted hand's chips are
+  collected too, so the whole box is released: weaker watching of that box
+  for the rest of the round, never a false alert). Read from the round's
+  state after every event, so a bust undone by `misdeal_card` (the card
+  was a mistake) puts the box back under watch;
 - `RoundSettled` / `RoundVoided`: bets are open again.
 
 It is fed only from journaled records and the engine's deterministic
@@ -61,13 +63,14 @@ class BetDesk:
                 box = next(b for b in r.boxes if b.number == op.box)
                 totals = {spot_of(p): box.player_total_stake(p) for p in box.stakes}
                 alerts += w.committed(op.box, totals)
-            elif isinstance(op, ops.HandBust | ops.Surrendered) or (
-                isinstance(op, ops.HandBlackjack) and op.paid_at_once
-            ):
-                w.release(op.box)
             elif isinstance(op, ops.RoundSettled | ops.RoundVoided):
                 w.settle()
-        if not w.open:
+        if not w.open and r is not None:
+            for box in r.boxes:
+                if any(h.hard > 21 or h.surrendered or h.paid for h in box.hands):
+                    w.release(box.number)
+                else:
+                    w.restore(box.number)
             e = self.table.expecting()
             may_add = e.what == "action" and ("double" in e.actions or "split" in e.actions)
             alerts += w.turn(e.box if e.what == "action" else None, may_add)

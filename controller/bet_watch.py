@@ -129,6 +129,11 @@ class BetWatch:
         if not self.open:
             self._released.add(box)
 
+    def restore(self, box: int) -> None:
+        """`box` is in play again (the card that settled it was taken back as a mistake):
+        its chips are watched again from its next reading."""
+        self._released.discard(box)
+
     def settle(self) -> None:
         """The round is over (settled or voided): bets are open again."""
         self.open = True

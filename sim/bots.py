@@ -292,6 +292,11 @@ class SimTable:
             return False
         in_play = r.boxes[r.turn].number
         shown = self.view.intake.bets.watch.sensed
+        if any(
+            shown.get((b.number, 0)) != b.stakes.get(f"box{b.number}")
+            for b in r.boxes if not b.doubled_or_split and f"box{b.number}" in b.stakes
+        ):
+            return False  # this round's cheat is done (a spot no longer shows its stake)
         boxes = [
             b for b in r.boxes
             if b.number != in_play and not b.doubled_or_split

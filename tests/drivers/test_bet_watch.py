@@ -116,6 +116,15 @@ def test_released_boxes_and_the_settlement_are_the_dealers_business() -> None:
     assert w.close({(3, 0): D(15)}) == []
 
 
+def test_a_box_back_in_play_is_watched_again() -> None:
+    w = closed({1: "10"})
+    w.release(1)  # a bust ...
+    assert w.sensed_bet(1, 0, D(0)).alerts == ()  # ... collected
+    w.restore(1)  # the card was a mistake: the bust is undone, the chips go back
+    assert w.sensed_bet(1, 0, D(10)).alerts == ()
+    assert w.sensed_bet(1, 0, D(0)).alerts == (BetAlert("pinched_bet", 1, 0, D(10), D(10), D(0)),)
+
+
 def test_noise_within_the_tolerance_is_no_alert() -> None:
     w = closed({1: "10"}, tolerance="1")
     assert w.sensed_bet(1, 0, D("10.5")).alerts == ()
