@@ -177,3 +177,48 @@ def test_garbage_partial_oversized_and_wrong_checksum(
         wait_until(lambda: d.health_report()[0].ok, what="the garbled fault to clear")
     finally:
         d.stop()
+
+
+def test_presence_sensor_and_scale_disagree(
+    device: FakeSerialDevice, calibration: ScaleCalibration, board: FakeBoard, events: Events
+) -> None:
+    empty_says_presence = {1: False, 2: None, 3: True}
+    d = LoadCellBets(
+        LinkSettings(str(device.path), backoff_min=0.05, silence=1.0),
+        calibration, spots(), SETTLE, presence=empty_says_presence.get,
+    )
+    d.start(events)
+    try:
+        board.put(1, 10.0)  # the scale reads a 5 ...
+        fault = events.wait_for(SensorFault, lambda e: e.box == 1)
+        assert "presence sensor sees no chips" in fault.detail  # ... the sensor sees none
+        events.wait_for(BetSeen, lambda e: e == bet(1, "5"))  # the scale is still reported
+        board.put(2, 10.0)  # presence unknown (flapping, not set up): no judgement
+        events.wait_for(BetSeen, lambda e: e == bet(2, "5"))
+        assert not [f for f in events.of(SensorFault) if f.box == 2]
+        # Box 3's sensor sees chips on a spot the scale weighs empty: the other way round.
+        third = events.wait_for(SensorFault, lambda e: e.box == 3)
+        assert "sees chips but the scale reads a stake of 0" in third.detail
+    finally:
+        d.stop()
+
+
+def test_insurance_and_behind_spots(
+    device: FakeSerialDevice, calibration: ScaleCalibration, board: FakeBoard, events: Events
+) -> None:
+    d = LoadCellBets(
+        LinkSettings(str(device.path), backoff_min=0.05, silence=1.0), calibration,
+        [SpotSection(channel=1, box=4), SpotSection(channel=2, box=4, spot=1),
+         SpotSection(channel=3, box=4, kind="insurance")],
+        SETTLE,
+    )
+    d.start(events)
+    try:
+        board.put(2, 27.5)
+        board.put(3, 10.0)
+        assert events.wait_for(BetSeen, lambda e: e.spot == 1) == BetSeen(4, 1, Decimal(25))
+        assert events.wait_for(BetSeen, lambda e: e.kind == "insurance") == BetSeen(
+            4, 0, Decimal(5), "insurance"
+        )
+    finally:
+        d.stop()
