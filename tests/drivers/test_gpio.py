@@ -21,7 +21,9 @@ LEDS = {"close_bets": 12, "stand": 16, "double": 20, "confirm": 21}
 
 @pytest.fixture
 def panel(gpio: ModuleType, events: Events) -> Iterator[GpioPanel]:
-    p = GpioPanel(BUTTONS, LEDS, FAST, hold_s=0.3, confirm_window_s=0.6)
+    # Generous times: a stalled worker on a loaded machine must not turn a short press
+    # into a hold, nor let the confirm window close before the test presses confirm.
+    p = GpioPanel(BUTTONS, LEDS, FAST, hold_s=1.0, confirm_window_s=2.0)
     p.start(events)
     assert p.ready.wait(15)
     yield p
