@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from drivers.settings import DriversSection
+
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 
@@ -108,6 +110,8 @@ class SimSection(Section):
     speed: float | Literal["max"] = 1.0
     unreadable_rate: Annotated[float, Field(ge=0.0, le=0.5)] = 0.01
     mistake_rate: Annotated[float, Field(ge=0.0, le=0.5)] = 0.03
+    # A cheating player now and then: past-posting or pinching while another box plays.
+    cheat_rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
 
     @field_validator("speed")
     @classmethod
@@ -134,6 +138,7 @@ class Config(Section):
     sim: SimSection = SimSection()
     view: ViewSection = ViewSection()
     log: LogSection = LogSection()
+    drivers: DriversSection = DriversSection()  # the hardware (docs/hardware.md)
 
 
 class BrokerAddress(BaseModel):

@@ -11,10 +11,10 @@ in play): the engine still decides what is legal, and refuses the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
-from controller.engine import Table, parse_card
+from controller.bet_desk import BetDesk, describe
+from controller.engine import Table, ops, parse_card
 from controller.engine.errors import UnknownCard
 from controller.engine.money import fmt
 from drivers.interfaces import BetSeen, CardRead, DriverEvent, PanelPress, SensorFault
@@ -54,6 +54,8 @@ class Intake:
         self.min_confidence = min_confidence
         # An unreadable card waits for the dealer's key-in; other cards are refused meanwhile.
         self.awaiting_key = False
+        # Bet integrity: sensed stakes against the stakes the engine closed on.
+        self.bets = BetDesk(table)
 
     def translate(self, event: DriverEvent) -> Intent | None:
         if isinstance(event, CardRead):
@@ -99,28 +101,26 @@ class Intake:
     def _bet(self, seen: BetSeen) -> Intent | None:
         player = player_at(seen.box, seen.spot)
         amount = fmt(seen.amount)
-        r = self.table.round
-        in_round = r is not None and not r.over
         if seen.kind == "insurance":
             return Ask({"type": "insurance", "box": seen.box, "player": player, "amount": amount})
-        if in_round:
-            assert r is not None
-            staked = Decimal(0)
-            for box in r.boxes:
-                if box.number == seen.box:
-                    staked = box.stakes.get(player, Decimal(0))
-            if seen.amount == staked:
-                return None  # the sensor reports again what it saw: no change
-            late = seen.amount > staked
-            kind = "late_bet" if late else "pinched_bet"
-            what = "added to" if late else "taken from"
-            return Raise(
-                kind,
-                f"chips {what} {player}'s stake on box {seen.box} during round {r.number} "
-                f"(stake {fmt(staked)}, now {amount}): not accepted",
-                seen.box,
-            )
+        forward, alerts = self.bets.sensed(seen)
+        if alerts:
+            message, extra = describe(alerts[0])  # one reading moves one spot: one alert
+            return Raise(alerts[0].kind, message, seen.box, extra)
+        if not forward:
+            return None  # the round keeps the stake it closed on
+        held = self.table.bets.get(seen.box, {}).get(player)
+        if held == seen.amount or (held is None and seen.amount == 0):
+            return None  # the spot shows the bet the table already holds: nothing to do
         return Ask({"type": "bet", "box": seen.box, "player": player, "amount": amount})
+
+    def observe(self, operations: list[ops.Operation]) -> list[Raise]:
+        """What the engine just did, for the bet watch: the alerts it raises."""
+        out = []
+        for alert in self.bets.observe(operations):
+            message, extra = describe(alert)
+            out.append(Raise(alert.kind, message, alert.box, extra))
+        return out
 
     # ----------------------------------------------------------------- panel
     def _press(self, press: PanelPress) -> Intent:
@@ -139,6 +139,9 @@ class Intake:
             return Ask({"type": "action", "box": box or 1, "action": button})
         if button in PLAIN:
             return Ask({"type": button})
+        if button == "call_supervisor":
+            where = f" at box {press.box}" if press.box is not None else ""
+            return Raise("supervisor_call", f"the dealer calls a supervisor{where}", press.box)
         if button == "new_shoe":
             return Ask({"type": "shoe"})
         return Ask({"type": "void", "reason": press.reason or "voided at the table"})

@@ -95,6 +95,7 @@ class Service:
         self.stream = wire.Stream(self.table_id)
         self.view = TableView(self.table, self.table_id, self.intake)
         self.pending: list[tuple[int, Message]] = []
+        self.devices: list[dict[str, Any]] | None = None  # the drivers' health, for `status`
         self.changed = True
         self._state_at = 0.0
         self.running = False
@@ -187,12 +188,21 @@ class Service:
         for op in operations:
             if isinstance(op, ops.ShoeStarted):
                 self.view.shoes += 1
-        return self.stream.messages(operations, self.table, seq)
+        messages = self.stream.messages(operations, self.table, seq)
+        for n, found in enumerate(self.intake.observe(operations)):
+            key = f"{seq}:{found.kind}:{n}"  # several at one event (e.g. at the close)
+            messages.append(self._alert(seq, found.kind, found.message, found.box, key=key,
+                                        **found.extra))
+        return messages
 
-    def _alert(self, seq: int, kind: str, message: str, box: int | None, **extra: Any) -> Message:
+    def _alert(
+        self, seq: int, kind: str, message: str, box: int | None, key: str | None = None,
+        **extra: Any,
+    ) -> Message:
         r = self.table.round
         number = r.number if r and not r.over else self.table.rounds + 1
-        return wire.alert(self.table_id, f"{seq}:{kind}", kind, message, number, box, **extra)
+        key = key or f"{seq}:{kind}"
+        return wire.alert(self.table_id, key, kind, message, number, box, **extra)
 
     # -------------------------------------------------------------- the loop
     def put(self, item: DriverEvent | LinkEvent) -> None:
@@ -330,8 +340,17 @@ class Service:
         self.view.connected = self.pump.connected
         self.view.backlog = self.pump.backlog()
 
+    def set_devices(self, devices: list[dict[str, Any]]) -> None:
+        """The drivers' health changed (from a timer in the loop): republish `status`."""
+        if devices == self.devices:
+            return
+        self.devices = devices
+        status = wire.status("online", self.session, self.table_id, self.since, devices)
+        self.pump.set_slot(wire.STATUS, wire.dumps(status))
+        self.pump.pump()
+
     def _set_first_slots(self) -> None:
-        status = wire.status("online", self.session, self.table_id, self.since)
+        status = wire.status("online", self.session, self.table_id, self.since, self.devices)
         self.pump.set_slot(wire.STATUS, wire.dumps(status))
         self.pump.set_slot(
             wire.INFO, wire.dumps(wire.info(self.table, self.table_id, self.session))

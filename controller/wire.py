@@ -48,8 +48,14 @@ def new_session() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def status(state: str, session: str, table: str, since: str) -> dict[str, Any]:
-    return {"state": state, "session": session, "table": table, "since": since}
+def status(
+    state: str, session: str, table: str, since: str,
+    devices: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"state": state, "session": session, "table": table, "since": since}
+    if devices is not None:
+        body["devices"] = devices  # each driver's health (croupier run)
+    return body
 
 
 def info(table: Table, table_id: str, session: str) -> dict[str, Any]:

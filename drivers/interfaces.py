@@ -77,6 +77,7 @@ Button = Literal[
     "misdeal_card",
     "key_card",
     "void",
+    "call_supervisor",
 ]
 BUTTONS: tuple[str, ...] = Button.__args__  # type: ignore[attr-defined]
 

@@ -54,6 +54,7 @@ class SimTable:
         rounds: int = 0,
         mistake_rate: float = 0.03,
         on_done: Callable[[], None] | None = None,
+        cheat_rate: float = 0.0,
     ) -> None:
         self.view = view
         self.cards = cards
@@ -66,6 +67,9 @@ class SimTable:
         self.on_done = on_done
         self.profile = view.table.p
         self.strategy = Strategy(self.profile)
+        self.cheat_rate = cheat_rate
+        # Every chip move a cheating player made: (round, "late_bet"|"pinched_bet", box, amount).
+        self.cheats: list[tuple[int, str, int, Decimal]] = []
         self._last: tuple[int, bool] = (-1, False)
         self._idle = 0
 
@@ -132,6 +136,8 @@ class SimTable:
         if t.burns_due:
             return self._deal()
         moves = self._bet_moves()
+        if not moves and self._tidy():
+            return self._pace("bet")
         if not moves:
             self.panel.press("close_bets")
             return self._pace("press")
@@ -140,8 +146,25 @@ class SimTable:
         for box, spot, amount in moves:
             self.sensors.place(box, spot, amount)
         if self.speed is None:
+            self._tidy(skip={(box, spot) for box, spot, _ in moves})
             self.panel.press("close_bets")
         return self._pace("bet")
+
+    def _tidy(self, skip: set[tuple[int, int]] | None = None) -> bool:
+        """Before the close, the spots show exactly the bets: players take their winnings
+        and the doubled chips back (a spot the table holds no bet for is emptied). What
+        the spots show is the service's record of the sensors (rebuilt from the journal
+        after a restart), so this too is a function of the table's state."""
+        target = self.bets_for(self.view.table.rounds + 1)
+        moved = False
+        for (box, spot), shown in sorted(self.view.intake.bets.watch.sensed.items()):
+            if skip and (box, spot) in skip:
+                continue
+            bet = target.get((box, player_at(box, spot)), Decimal(0))
+            if shown != bet:
+                self.sensors.place(box, spot, bet)
+                moved = True
+        return moved
 
     def _bet_moves(self) -> list[tuple[int, int, Decimal]]:
         """The chip moves to this round's bets, in an order the table accepts:
@@ -230,6 +253,8 @@ class SimTable:
     def _decide(self, r: Round) -> float:
         if self._raise_insurance(r):
             return self._pace("bet")
+        if self._cheat(r):
+            return self._pace("bet")
         box = r.boxes[r.turn]
         at = len(r.log)
         if self._may_mistake(r) and self.chance(r.number, "mistake", at) < self.mistake_rate:
@@ -247,8 +272,49 @@ class SimTable:
             action = legal[int(self.chance(r.number, "which", at) * len(legal))]
         if action == "card":
             return self._deal()
+        if action == "double" and len(box.hands) == 1:
+            # The player puts the double beside the stake, on the sensor, before the
+            # dealer confirms it with the button: not a late bet.
+            for player, stake in box.stakes.items():
+                self.sensors.place(box.number, _spot(player), 2 * stake)
         self.panel.press(action, box.number)  # type: ignore[arg-type]
         return self._pace("decide")
+
+    def _cheat(self, r: Round) -> bool:
+        """A cheating player, at most once a round, while another box plays: chips
+        added to a stake (past-posting) or taken from it (pinching)."""
+        if not self.cheat_rate or self.chance(r.number, "cheat") >= self.cheat_rate:
+            return False
+        # Once a round, at a point fixed by the round's state: the first decision of a box.
+        if r.hand_i or len(r.boxes[r.turn].hands[0].cards) != 2:
+            return False
+        if r.turn != int(self.chance(r.number, "cheat turn") * len(r.boxes)):
+            return False
+        in_play = r.boxes[r.turn].number
+        shown = self.view.intake.bets.watch.sensed
+        if any(
+            shown.get((b.number, 0)) != b.stakes.get(f"box{b.number}")
+            for b in r.boxes if not b.doubled_or_split and f"box{b.number}" in b.stakes
+        ):
+            return False  # this round's cheat is done (a spot no longer shows its stake)
+        boxes = [
+            b for b in r.boxes
+            if b.number != in_play and not b.doubled_or_split
+            and not any(h.surrendered or h.paid or h.hard > 21 for h in b.hands)
+            and f"box{b.number}" in b.stakes
+            and shown.get((b.number, 0)) == b.stakes[f"box{b.number}"]  # not cheated yet
+        ]
+        if not boxes:
+            return False
+        box = boxes[int(self.chance(r.number, "cheat box") * len(boxes))]
+        stake = box.stakes[f"box{box.number}"]
+        if self.chance(r.number, "cheat how") < 0.5:
+            self.sensors.place(box.number, 0, stake + self.profile.table_min)
+            self.cheats.append((r.number, "late_bet", box.number, self.profile.table_min))
+        else:
+            self.sensors.place(box.number, 0, Decimal(0))
+            self.cheats.append((r.number, "pinched_bet", box.number, stake))
+        return True
 
     def _may_mistake(self, r: Round) -> bool:
         if not self.profile.misdeal_offer or r.offer is not None or not self.mistake_rate:

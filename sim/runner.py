@@ -65,6 +65,7 @@ def build(config: Config, offline: bool = False) -> SimRun:
         sim.rounds,
         sim.mistake_rate,
         on_done=done,
+        cheat_rate=sim.cheat_rate,
     )
     service.every(0.0, bots.step)
     return SimRun(service, bots, broker)

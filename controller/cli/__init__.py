@@ -12,6 +12,7 @@ from controller import __version__
 
 # Module names under controller.cli, in the order `croupier --help` lists them.
 SUBCOMMANDS = (
+    "run",
     "sim",
     "replay",
     "rules",

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from calibration.vision_file import CalibrationError, save
+from controller.cli.calibrate_scale import register_scale
 
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
@@ -48,6 +49,7 @@ def _camera(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 SUBCOMMANDS: dict[str, Registrar] = {
     "deck": _deck,
     "camera": _camera,
+    "scale": register_scale,
 }
 
 

@@ -36,6 +36,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--key-file", type=Path, help="client key (TLS)")
     parser.add_argument("--port", type=int, help="embedded broker's TCP port (1883)")
     parser.add_argument("--ws-port", type=int, help="embedded broker's WebSockets port (9001)")
+    parser.add_argument(
+        "--cheat-rate", type=float,
+        help="share of rounds with a cheating player (past-posting or pinching; 0 to 1)",
+    )
     parser.add_argument("--no-view", action="store_true", help="no terminal view (headless)")
     parser.add_argument(
         "--no-fsync", action="store_true", help="journal survives a crash, not a power cut"
@@ -76,7 +80,8 @@ def configure(args: argparse.Namespace) -> Any:
         table={"id": args.table, "rules": args.rules, "boxes": args.boxes},
         state={"dir": args.state_dir, "fsync": False if args.no_fsync else None},
         mqtt=mqtt,
-        sim={"seed": args.seed, "rounds": args.rounds, "speed": speed},
+        sim={"seed": args.seed, "rounds": args.rounds, "speed": speed,
+             "cheat_rate": args.cheat_rate},
         log={"level": args.log_level},
     )
 

@@ -1,0 +1,335 @@
+"""Bet-scale calibration: from raw load-cell counts to grams to a stake.
+
+A calibration file (JSON, `"format": "croupier-scale"`, `"version": 1`;
+docs/hardware.md) holds, per channel of the load-cell board, the tare
+`offset` (counts with the spot empty) and the span `counts_per_gram` (from
+a known weight), and for the table's chips the grams of one chip of each
+denomination. A weight becomes a stake by finding the stacks of chips that
+weigh that much within the tolerance: when every such stack is worth the
+same, that is the stake; when stacks of different worth fit, the reading is
+ambiguous and no stake is claimed (the driver reports a fault instead).
+
+`check()` refuses, with the reason, a calibration that cannot work: a dead
+or reversed-and-tiny span, a tare off the ADC's range, two denominations so
+close in weight that small stacks cannot be told apart.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+FORMAT, VERSION = "croupier-scale", 1
+RAW_MIN, RAW_MAX = -(1 << 23), (1 << 23) - 1
+MIN_COUNTS_PER_GRAM = 2.0  # below this a gram is lost in the HX711's noise
+MAX_TARE_NOISE = 2000.0  # counts of standard deviation with the spot empty
+
+
+class CalibrationError(ValueError):
+    """A calibration that is refused; the message says why."""
+
+
+@dataclass(frozen=True)
+class Denomination:
+    value: Decimal
+    grams: float
+
+
+@dataclass(frozen=True)
+class ChannelCal:
+    channel: int  # 1-based position in the board's frame
+    offset: int
+    counts_per_gram: float
+
+    def grams(self, raw: int) -> float:
+        return (raw - self.offset) / self.counts_per_gram
+
+
+@dataclass(frozen=True)
+class ScaleCalibration:
+    channels: tuple[ChannelCal, ...]
+    denominations: tuple[Denomination, ...]
+    noise_g: float = 1.0  # tolerance on any reading
+    chip_tolerance_g: float = 0.2  # and on each chip (chips vary)
+    max_chips: int = 40  # the tallest stack a spot may hold
+    unique_up_to: int = 5  # stacks of up to this many chips must never be ambiguous
+    created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+    def channel(self, number: int) -> ChannelCal:
+        for c in self.channels:
+            if c.channel == number:
+                return c
+        raise CalibrationError(f"channel {number} is not calibrated")
+
+    def stakes(self, grams: float) -> frozenset[Decimal]:
+        """Every stake a stack weighing `grams` could be (empty: no stack fits)."""
+        return _stakes(
+            round(grams, 2),
+            tuple(sorted(((d.grams, d.value) for d in self.denominations), reverse=True)),
+            self.noise_g,
+            self.chip_tolerance_g,
+            self.max_chips,
+        )
+
+
+@lru_cache(maxsize=4096)
+def _stakes(
+    grams: float,
+    denoms: tuple[tuple[float, Decimal], ...],
+    noise: float,
+    ctol: float,
+    max_chips: int,
+) -> frozenset[Decimal]:
+    found: set[Decimal] = set()
+
+    def fits(weight: float, chips: int) -> bool:
+        return abs(grams - weight) <= noise + ctol * chips
+
+    def walk(i: int, weight: float, chips: int, value: Decimal) -> None:
+        g, v = denoms[i]
+        room = max_chips - chips
+        if i == len(denoms) - 1:
+            centre = (grams - weight) / g
+            for n in range(max(0, math.floor(centre) - 1), min(room, math.ceil(centre) + 1) + 1):
+                if fits(weight + n * g, chips + n):
+                    found.add(value + n * v)
+            return
+        n = 0
+        while n <= room and weight + n * g <= grams + noise + ctol * (chips + n):
+            walk(i + 1, weight + n * g, chips + n, value + n * v)
+            n += 1
+
+    walk(0, 0.0, 0, Decimal(0))
+    return frozenset(found)
+
+
+# ------------------------------------------------------------------ checks
+def ambiguity(cal: ScaleCalibration) -> str | None:
+    """Two stacks of up to `unique_up_to` chips, of different worth, that weigh the same
+    within the tolerance: the reason a calibration is refused, or None."""
+    stacks: list[tuple[float, Decimal, tuple[int, ...]]] = []
+
+    def walk(i: int, counts: tuple[int, ...], left: int) -> None:
+        if i == len(cal.denominations):
+            weight = sum(n * d.grams for n, d in zip(counts, cal.denominations, strict=True))
+            value = sum((n * d.value for n, d in zip(counts, cal.denominations, strict=True)),
+                        Decimal(0))
+            stacks.append((weight, value, counts))
+            return
+        for n in range(left + 1):
+            walk(i + 1, (*counts, n), left - n)
+
+    walk(0, (), cal.unique_up_to)
+    stacks.sort()
+    for a, (wa, va, ca) in enumerate(stacks):
+        for wb, vb, cb in stacks[a + 1 :]:
+            span = 2 * cal.noise_g + cal.chip_tolerance_g * (sum(ca) + sum(cb))
+            if wb - wa > span:
+                break
+            if va != vb:
+                return (
+                    f"{_stack(cal, ca)} ({wa:.1f} g, worth {va}) and {_stack(cal, cb)} "
+                    f"({wb:.1f} g, worth {vb}) weigh the same within the tolerance: "
+                    "the chips' weights are too close to tell these stacks apart"
+                )
+    return None
+
+
+def _stack(cal: ScaleCalibration, counts: tuple[int, ...]) -> str:
+    parts = [f"{n} x {d.value}" for n, d in zip(counts, cal.denominations, strict=True) if n]
+    return " + ".join(parts) or "an empty spot"
+
+
+def check(cal: ScaleCalibration) -> None:
+    """Raise CalibrationError with the first reason this calibration cannot work."""
+    if not cal.channels:
+        raise CalibrationError("no channel is calibrated")
+    numbers = [c.channel for c in cal.channels]
+    if len(set(numbers)) != len(numbers):
+        raise CalibrationError("a channel is calibrated twice")
+    for c in cal.channels:
+        if not 1 <= c.channel <= 16:
+            raise CalibrationError(f"channel {c.channel}: channels are numbered 1 to 16")
+        if not RAW_MIN <= c.offset <= RAW_MAX:
+            raise CalibrationError(f"channel {c.channel}: tare {c.offset} is off the 24-bit range")
+        if not math.isfinite(c.counts_per_gram) or abs(c.counts_per_gram) < MIN_COUNTS_PER_GRAM:
+            raise CalibrationError(
+                f"channel {c.channel}: {c.counts_per_gram:g} counts per gram is too weak a "
+                f"signal (at least {MIN_COUNTS_PER_GRAM:g}): is the load cell wired?"
+            )
+    if not 1 <= len(cal.denominations) <= 8:
+        raise CalibrationError("give 1 to 8 chip denominations")
+    values = [d.value for d in cal.denominations]
+    if len(set(values)) != len(values):
+        raise CalibrationError("a denomination is given twice")
+    for d in cal.denominations:
+        if not d.value.is_finite() or d.value <= 0 or d.value != d.value.quantize(Decimal("0.01")):
+            raise CalibrationError(f"chip value {d.value}: a positive amount in cents")
+        if not math.isfinite(d.grams) or not 0.5 <= d.grams <= 100:
+            raise CalibrationError(f"a {d.value} chip weighing {d.grams:g} g: 0.5 to 100 g")
+    if not 0 < cal.noise_g <= 50 or not 0 <= cal.chip_tolerance_g <= 5:
+        raise CalibrationError("noise_g must be in (0, 50] and chip_tolerance_g in [0, 5]")
+    if not 1 <= cal.unique_up_to <= cal.max_chips <= 200:
+        raise CalibrationError("need 1 <= unique_up_to <= max_chips <= 200")
+    lightest = min(d.grams for d in cal.denominations)
+    if cal.noise_g >= lightest / 2:
+        raise CalibrationError(
+            f"noise_g {cal.noise_g:g} g is half a chip or more ({lightest:g} g): "
+            "one chip could be lost in the noise"
+        )
+    reason = ambiguity(cal)
+    if reason is not None:
+        raise CalibrationError(reason)
+
+
+# ------------------------------------------------------------ file format
+def to_json(cal: ScaleCalibration) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "created": cal.created,
+        "noise_g": cal.noise_g,
+        "chip_tolerance_g": cal.chip_tolerance_g,
+        "max_chips": cal.max_chips,
+        "unique_up_to": cal.unique_up_to,
+        "denominations": [{"value": str(d.value), "grams": d.grams} for d in cal.denominations],
+        "channels": [
+            {"channel": c.channel, "offset": c.offset, "counts_per_gram": c.counts_per_gram}
+            for c in cal.channels
+        ],
+    }
+
+
+_TOP = {"format", "version", "created", "noise_g", "chip_tolerance_g", "max_chips",
+        "unique_up_to", "denominations", "channels"}
+
+
+def from_json(data: object) -> ScaleCalibration:
+    """Parse and check; every refusal says what is wrong."""
+    if not isinstance(data, dict):
+        raise CalibrationError("a calibration file is a JSON object")
+    if data.get("format") != FORMAT:
+        raise CalibrationError(f"not a scale calibration (format is not {FORMAT!r})")
+    if data.get("version") != VERSION:
+        raise CalibrationError(
+            f"calibration version {data.get('version')!r} is not supported (this is {VERSION})"
+        )
+    unknown = set(data) - _TOP
+    if unknown:
+        raise CalibrationError(f"unknown keys: {', '.join(sorted(unknown))}")
+    try:
+        cal = ScaleCalibration(
+            channels=tuple(
+                ChannelCal(_int(c["channel"]), _int(c["offset"]), _num(c["counts_per_gram"]))
+                for c in data["channels"]
+            ),
+            denominations=tuple(
+                Denomination(_money(d["value"]), _num(d["grams"])) for d in data["denominations"]
+            ),
+            noise_g=_num(data["noise_g"]),
+            chip_tolerance_g=_num(data["chip_tolerance_g"]),
+            max_chips=_int(data["max_chips"]),
+            unique_up_to=_int(data["unique_up_to"]),
+            created=str(data.get("created", "")),
+        )
+    except (KeyError, TypeError) as exc:
+        raise CalibrationError(f"missing or malformed entry: {exc}") from None
+    check(cal)
+    return cal
+
+
+def _int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CalibrationError(f"{value!r} is not a whole number")
+    return value
+
+
+def _num(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CalibrationError(f"{value!r} is not a number")
+    return float(value)
+
+
+def _money(value: object) -> Decimal:
+    if not isinstance(value, str):
+        raise CalibrationError(f"chip value {value!r}: write amounts as strings (\"25\")")
+    try:
+        return Decimal(value)
+    except InvalidOperation:
+        raise CalibrationError(f"chip value {value!r} is not a number") from None
+
+
+def load(path: Path) -> ScaleCalibration:
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise CalibrationError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise CalibrationError(f"{path}: not JSON: {exc}") from None
+    try:
+        return from_json(data)
+    except CalibrationError as exc:
+        raise CalibrationError(f"{path}: {exc}") from None
+
+
+def save(cal: ScaleCalibration, path: Path) -> None:
+    """Check, then write atomically: a half-written calibration never replaces a good one."""
+    check(cal)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(to_json(cal), indent=2) + "\n", "utf-8")
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    tmp.replace(path)
+
+
+# ------------------------------------------------------------- the steps
+def _mean(channel: int, samples: list[int | None]) -> tuple[float, float]:
+    if not samples:
+        raise CalibrationError(f"channel {channel}: no reading")
+    if any(s is None for s in samples):
+        raise CalibrationError(f"channel {channel}: the board could not read its HX711")
+    values = [float(s) for s in samples if s is not None]
+    return statistics.fmean(values), statistics.pstdev(values)
+
+
+def tare(channel: int, samples: list[int | None]) -> int:
+    """The empty spot's reading; refused when it wanders too much to be a tare."""
+    mean, spread = _mean(channel, samples)
+    if spread > MAX_TARE_NOISE:
+        raise CalibrationError(
+            f"channel {channel}: the empty reading wanders ({spread:.0f} counts): is something "
+            "touching the spot, or the load cell loose?"
+        )
+    return round(mean)
+
+
+def span(channel: int, samples: list[int | None], offset: int, known_grams: float) -> float:
+    """Counts per gram from a known weight on the spot."""
+    if not math.isfinite(known_grams) or known_grams <= 0:
+        raise CalibrationError("the known weight must be more than 0 g")
+    mean, _ = _mean(channel, samples)
+    per_gram = (mean - offset) / known_grams
+    if abs(per_gram) < MIN_COUNTS_PER_GRAM:
+        raise CalibrationError(
+            f"channel {channel}: the {known_grams:g} g weight moved the reading by only "
+            f"{mean - offset:.0f} counts: is the weight on the right spot, the cell wired?"
+        )
+    return per_gram
+
+
+def chip_grams(cal: ChannelCal, samples: list[int | None], count: int) -> float:
+    """One chip's weight from `count` chips of a denomination on a calibrated spot."""
+    if count < 1:
+        raise CalibrationError("weigh at least one chip")
+    mean, _ = _mean(cal.channel, samples)
+    return cal.grams(round(mean)) / count

@@ -1,0 +1,1 @@
+"""GPIO drivers on the RPi.GPIO API: bet presence sensors and the dealer's panel."""

@@ -1,0 +1,1 @@
+"""The load-cell board: one HX711 per betting spot on a microcontroller, over serial."""
