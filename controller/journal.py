@@ -10,7 +10,16 @@ in one SQLite database (WAL) in the table's state directory.
   it. `meta.outboxed` is the last journal seq whose messages are all in the
   outbox (written in the same transaction), so a crash between the two
   commits is repaired at start by regenerating the missing messages.
-- `meta`: what the state belongs to (table id, rules, boxes, sim seed).
+- `meta`: what the state belongs to (table id, rules, boxes, sim seed), and
+  the journal's format and head.
+
+Tamper evidence: every journal row carries `hash`, SHA-256 over the
+previous row's hash and the row's own bytes (seq, time, record text;
+`link` below). An edit, a removal or a reordering breaks the chain where
+it happened; `croupier audit verify` (controller.audit) finds it. A state
+dir written before the chain existed (format 1) is migrated when it is
+opened: its rows are chained then, which protects them from that moment on
+(`meta.chained_at` says when), not from when they were written.
 
 With `fsync` on, journal commits are synchronous=FULL: they survive a power
 cut. Outbox commits are always NORMAL (they survive a process crash; after
@@ -21,6 +30,7 @@ message sent twice keeps its id), so a batch costs one fsync, not two.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import sqlite3
@@ -32,11 +42,16 @@ from typing import Any, NamedTuple
 
 log = logging.getLogger("croupier.journal")
 
+FORMAT = 2  # 1: no hash chain; 2: `hash` on every journal row
+# The chain's start: what the first row's hash is computed over as "the previous hash".
+GENESIS = hashlib.sha256(b"croupier/journal/v2").digest()
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
     seq INTEGER PRIMARY KEY,
     record TEXT NOT NULL,         -- controller.records.encode(...), JSON
-    at REAL NOT NULL              -- unix time it was journaled (audit only; replay ignores it)
+    at REAL NOT NULL,             -- unix time it was journaled (audit only; replay ignores it)
+    hash TEXT NOT NULL            -- link(previous row's hash, seq, at, record), hex
 );
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY,
@@ -50,6 +65,21 @@ CREATE INDEX IF NOT EXISTS outbox_unsent ON outbox (id) WHERE sent = 0;
 CREATE INDEX IF NOT EXISTS outbox_eseq ON outbox (eseq) WHERE eseq IS NOT NULL;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+
+class JournalError(Exception):
+    """A state directory the table cannot use as its record (say why, change nothing)."""
+
+
+def link(previous: bytes, seq: int, at: float, record: str) -> bytes:
+    """The chain: a row's hash covers the previous hash and the row's exact bytes.
+
+    `at` enters as Python's shortest repr of the stored double, which reads back
+    from SQLite bit for bit, so the same row always gives the same hash."""
+    h = hashlib.sha256(previous)
+    h.update(f"{seq}\n{at!r}\n".encode())
+    h.update(record.encode("utf-8"))
+    return h.digest()
 
 
 class Row(NamedTuple):
@@ -78,14 +108,67 @@ class Store:
         # Checkpoints (copying the WAL into the database, with fsyncs of their own) run
         # in a thread of their own, not in the middle of a commit on the table's loop.
         self.db.execute("PRAGMA wal_autocheckpoint=0")
+        self._open_format()
         self._checkpointer = _Checkpointer(self.path)
-        self.db.executescript(SCHEMA)
-        row = self.db.execute("SELECT max(seq) FROM journal").fetchone()
-        self.last_seq: int = row[0] or 0
+        row = self.db.execute(
+            "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        self.last_seq: int = row[0] if row else 0
+        self.last_hash: bytes = bytes.fromhex(row[1]) if row else GENESIS
 
     def close(self) -> None:
         self._checkpointer.stop()
         self.db.close()
+
+    def _open_format(self) -> None:
+        """Create the schema, migrate a format 1 journal, refuse a newer format."""
+        columns = [r[1] for r in self.db.execute("PRAGMA table_info(journal)")]
+        if columns and "hash" not in columns:
+            self._migrate_to_chain()
+        self.db.executescript(SCHEMA)
+        found = self.meta().get("journal_format")
+        if found is not None and int(found) > FORMAT:
+            raise JournalError(
+                f"{self.path}: journal format {found} was written by a newer croupier "
+                f"(this one reads format {FORMAT} and older): use that version"
+            )
+        if found is None:
+            self.set_meta({"journal_format": str(FORMAT)})
+
+    def _migrate_to_chain(self) -> None:
+        """Format 1 -> 2: add the hash column and chain the rows that are there, in one
+        transaction (a crash in the middle leaves format 1, migrated again next time)."""
+        count = self.db.execute("SELECT count(*) FROM journal").fetchone()[0]
+        log.warning(
+            "journal format 1 (no hash chain): chaining its records now; they are "
+            "tamper-evident from this moment on, not from when they were written",
+            extra={"records": count, "path": str(self.path)},
+        )
+        with self._tx():
+            self.db.execute("ALTER TABLE journal ADD COLUMN hash TEXT NOT NULL DEFAULT ''")
+            previous, after = GENESIS, 0
+            while True:  # in slices: a journal of months does not fit in memory at once
+                rows = self.db.execute(
+                    "SELECT seq, at, record FROM journal WHERE seq > ? ORDER BY seq LIMIT 10000",
+                    (after,),
+                ).fetchall()
+                if not rows:
+                    break
+                hashes = []
+                for seq, at, record in rows:
+                    previous = link(previous, seq, at, record)
+                    hashes.append((previous.hex(), seq))
+                self.db.executemany("UPDATE journal SET hash = ? WHERE seq = ?", hashes)
+                after = rows[-1][0]
+            self.db.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                [
+                    ("journal_format", str(FORMAT)),
+                    ("chained_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+                    ("chained_records", str(count)),
+                    *([("journal_head", f"{after}:{previous.hex()}")] if after else []),
+                ],
+            )
 
     # ---------------------------------------------------------------- meta
     def meta(self) -> dict[str, str]:
@@ -103,29 +186,56 @@ class Store:
         return int(row[0]) if row else 0
 
     # ------------------------------------------------------------- journal
-    def append(self, records: list[dict[str, Any]]) -> int:
+    def append(self, records: list[dict[str, Any]], at: float | None = None) -> int:
         """Write input records durably (one commit); returns the seq of the first.
 
-        Call before applying any of them."""
+        Call before applying any of them. `at` is the wall-clock time to record
+        (audit only). Raises sqlite3.Error when the commit fails (a full disk):
+        then nothing was written and the chain's head is unchanged."""
         first = self.last_seq + 1
-        now = time.time()
-        rows = [
-            (first + i, json.dumps(r, separators=(",", ":")), now) for i, r in enumerate(records)
-        ]
+        now = time.time() if at is None else at
+        rows = []
+        previous = self.last_hash
+        for i, r in enumerate(records):
+            text = json.dumps(r, separators=(",", ":"))
+            previous = link(previous, first + i, now, text)
+            rows.append((first + i, text, now, previous.hex()))
+        last = first + len(rows) - 1
         if self.fsync:
             self.db.execute("PRAGMA synchronous=FULL")
         try:
             with self._tx():
-                self.db.executemany("INSERT INTO journal (seq, record, at) VALUES (?, ?, ?)", rows)
+                self.db.executemany(
+                    "INSERT INTO journal (seq, record, at, hash) VALUES (?, ?, ?, ?)", rows
+                )
+                # The head as written: a record removed from the end of the journal later
+                # leaves the head pointing past it (croupier audit verify says so).
+                self.db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_head', ?)",
+                    (f"{last}:{previous.hex()}",),
+                )
         finally:
             if self.fsync:
                 self.db.execute("PRAGMA synchronous=NORMAL")
-        self.last_seq = first + len(rows) - 1
+        self.last_seq = last
+        self.last_hash = previous
         return first
 
-    def records(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        for seq, text in self.db.execute("SELECT seq, record FROM journal ORDER BY seq"):
+    def records(
+        self, first: int = 1, last: int | None = None
+    ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Journal records from seq `first` to `last` (inclusive; None: the end), in order."""
+        end = self.last_seq if last is None else last
+        for seq, text in self.db.execute(
+            "SELECT seq, record FROM journal WHERE seq BETWEEN ? AND ? ORDER BY seq",
+            (first, end),
+        ):
             yield seq, json.loads(text)
+
+    def last_at(self) -> float | None:
+        """When the newest record was journaled (wall clock, audit only)."""
+        row = self.db.execute("SELECT at FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+        return row[0] if row else None
 
     # -------------------------------------------------------------- outbox
     def add(self, messages: Iterable[tuple[int, Message]], outboxed: int, acked: list[int]) -> None:
@@ -236,4 +346,18 @@ class _Transaction:
         self.db.execute("BEGIN")
 
     def __exit__(self, kind: object, exc: object, tb: object) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+        if kind is None:
+            try:
+                self.db.execute("COMMIT")
+            except sqlite3.Error:
+                self._rollback()
+                raise
+        else:
+            self._rollback()
+
+    def _rollback(self) -> None:
+        # SQLite may already have rolled the transaction back by itself (a full disk
+        # does): a second ROLLBACK would raise and hide the error that matters.
+        if self.db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")

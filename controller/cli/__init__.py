@@ -20,6 +20,7 @@ SUBCOMMANDS = (
     "vision",
     "calibrate",
     "check_config",
+    "audit",
 )
 
 
