@@ -151,7 +151,9 @@ class MqttLink:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         try:
-            name = message.topic.rsplit("/", 1)[-1]
+            # The name is all below cmd/: "void_round"; anything longer ("x/response")
+            # is not a request, and the loop ignores it.
+            name = message.topic.removeprefix(f"{self.root}/cmd/")
             self.put(Command(name, bytes(message.payload)))
         except Exception:
             log.exception("on_message failed")

@@ -19,10 +19,15 @@ from drivers.interfaces import BetSeen, CardRead, DriverEvent, PanelPress, Senso
 
 @dataclass(frozen=True, slots=True)
 class PitCommand:
-    """A command from the pit that changes the table (journaled like a driver record)."""
+    """A command from the pit (controller.commands), journaled like a driver record.
+
+    `request` is the request as validated; `at` the table's wall-clock time when it
+    arrived (UTC, ISO 8601; audit only: the order is the journal's). Records from
+    before the audit trail have no `at`."""
 
     name: str
     request: dict[str, Any]
+    at: str | None = None
 
 
 Record = DriverEvent | PitCommand
@@ -51,8 +56,11 @@ def encode(record: Record) -> dict[str, Any]:
             return {"kind": "panel", "button": button, "box": box, "card": card, "reason": reason}
         case SensorFault(device, detail, box):
             return {"kind": "fault", "device": device, "detail": detail, "box": box}
-        case PitCommand(name, request):
-            return {"kind": "command", "name": name, "request": request}
+        case PitCommand(name, request, at):
+            data = {"kind": "command", "name": name, "request": request}
+            if at is not None:
+                data["at"] = at
+            return data
     raise TypeError(f"not a record: {record!r}")
 
 
@@ -69,5 +77,5 @@ def decode(data: dict[str, Any]) -> Record:
     if kind == "fault":
         return SensorFault(data["device"], data["detail"], data["box"])
     if kind == "command":
-        return PitCommand(data["name"], data["request"])
+        return PitCommand(data["name"], data["request"], data.get("at"))
     raise ValueError(f"unknown journal record kind {kind!r}")

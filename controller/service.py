@@ -37,6 +37,7 @@ from controller.intake import Intake, Raise
 from controller.journal import Message, Store
 from controller.mqtt_link import Acked, Command, Connected, Disconnected, LinkEvent, MqttLink
 from controller.outbox import Pump
+from controller.pit import PitDesk
 from controller.records import PitCommand, Record, decode, encode
 from controller.watchdog import Notifier, Watchdog
 from drivers.interfaces import BetSeen, CardRead, DriverEvent, DriverSet, PanelPress, SensorFault
@@ -78,9 +79,12 @@ class Service:
         drivers: DriverSet,
         broker: BrokerAddress | None,
         meta: dict[str, str] | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        """`broker` None: no MQTT at all (the outbox only fills; tests and tools)."""
+        """`broker` None: no MQTT at all (the outbox only fills; tests and tools).
+        `clock`: the wall clock (journal and audit times only; never the order)."""
         self.config = config
+        self.clock = clock
         self.table_id = config.table.id
         self.root = f"{wire.ROOT}/{self.table_id}"
         self.drivers = drivers
@@ -94,6 +98,8 @@ class Service:
         self.intake = Intake(self.table, config.cards.min_confidence)
         self.stream = wire.Stream(self.table_id)
         self.view = TableView(self.table, self.table_id, self.intake)
+        self.desk = PitDesk(self)
+        self.halted: str | None = None  # why the table takes no input now (a full disk)
         self.pending: list[tuple[int, Message]] = []
         self.devices: list[dict[str, Any]] | None = None  # the drivers' health, for `status`
         self.changed = True
@@ -141,11 +147,13 @@ class Service:
     def _replay(self) -> None:
         outboxed = self.store.outboxed
         count = 0
+        self.desk.replay_end = self.store.last_seq
         for seq, data in self.store.records():
             messages = self._process(seq, decode(data))
             if seq > outboxed:
                 self.pending.extend((seq, m) for m in messages)
             count += 1
+        self.desk.live = True
         self.view.seq = self.stream.seq
         if count:
             r = self.table.round
@@ -162,14 +170,31 @@ class Service:
 
     def _process(self, seq: int, record: Record) -> list[Message]:
         """One journaled record through the intake and the engine: its stream messages."""
+        messages = self._translate(seq, record)
+        self.desk.note(seq, messages)
+        return messages
+
+    def _translate(self, seq: int, record: Record) -> list[Message]:
         if isinstance(record, PitCommand):
-            return self._pit_command(seq, record)
+            return self.desk.process(seq, record)
         intent = self.intake.translate(record)
         if isinstance(intent, Raise):
             return [self._alert(seq, intent.kind, intent.message, intent.box, **intent.extra)]
         if intent is None:
             return []
         return self._apply(seq, intent.event)
+
+    def apply_event(self, seq: int, event: dict[str, Any]) -> list[Message]:
+        """A pit command's engine event, applied like a driver's (controller.pit)."""
+        return self._apply(seq, event)
+
+    def replace_table(self, table: Table, intake: Intake) -> None:
+        """A corrected round (controller.correction): the table derived again takes over."""
+        self.table = table
+        self.intake = intake
+        self.view.table = table
+        self.view.intake = intake
+        self.changed = True
 
     def _apply(self, seq: int, event: dict[str, Any]) -> list[Message]:
         try:
@@ -284,7 +309,7 @@ class Service:
 
     def _take(self, records: list[Record]) -> None:
         """Journal a batch of input records (one fsync), then apply them in order."""
-        first = self.store.append([encode(r) for r in records])
+        first = self.store.append([encode(r) for r in records], at=self.clock())
         for seq, record in enumerate(records, start=first):
             self.pending.extend((seq, m) for m in self._process(seq, record))
         self.changed = True
@@ -349,6 +374,11 @@ class Service:
         self.pump.set_slot(wire.STATUS, wire.dumps(status))
         self.pump.pump()
 
+    def refresh_info(self) -> None:
+        self.pump.set_slot(
+            wire.INFO, wire.dumps(wire.info(self.table, self.table_id, self.session))
+        )
+
     def _set_first_slots(self) -> None:
         status = wire.status("online", self.session, self.table_id, self.since, self.devices)
         self.pump.set_slot(wire.STATUS, wire.dumps(status))
@@ -376,69 +406,13 @@ class Service:
 
     # -------------------------------------------------------------- commands
     def _command(self, cmd: Command, inputs: list[Record]) -> None:
-        """A command from the pit: answered at once, or journaled when it changes the table."""
-        if cmd.name not in COMMANDS and cmd.name not in TABLE_COMMANDS:
-            return  # not ours (our own responses come back on cmd/<name>/response)
-        try:
-            request = json.loads(cmd.payload or b"{}")
-            if not isinstance(request, dict):
-                raise ValueError("a command is a JSON object")
-        except ValueError as exc:
-            self._respond(0, cmd.name, None, False, error=f"not a JSON object: {exc}")
-            return
-        if cmd.name in TABLE_COMMANDS:
-            inputs.append(PitCommand(cmd.name, request))
-            return
-        try:
-            fields = COMMANDS[cmd.name](self, request)
-        except ValueError as exc:
-            self._respond(0, cmd.name, request.get("transaction"), False, error=str(exc))
-            return
-        self._respond(0, cmd.name, request.get("transaction"), True, **fields)
-
-    def _respond(self, seq: int, name: str, transaction: Any, ok: bool, **fields: Any) -> None:
-        self.pending.append((seq, self._response(name, transaction, ok, **fields)))
-
-    def _response(self, name: str, transaction: Any, ok: bool, **fields: Any) -> Message:
-        body = wire.response(transaction, ok, command=name, table=self.table_id, **fields)
-        return Message(f"cmd/{name}/response", wire.dumps(body))
-
-    def _pit_command(self, seq: int, cmd: PitCommand) -> list[Message]:
-        """A journaled pit command (void): applied like a driver record."""
-        request = cmd.request
-        transaction = request.get("transaction")
-        reason = request.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            return [
-                self._response(
-                    cmd.name,
-                    transaction,
-                    False,
-                    error="void needs a 'reason' (it goes into the audit record)",
-                )
-            ]
-        messages = self._apply(seq, {"type": "void", "reason": reason})
-        refused = [m for m in messages if m.topic == wire.ALERTS]
-        if refused:
-            error = json.loads(refused[0].payload)["message"]
-            return [*messages, self._response(cmd.name, transaction, False, error=error)]
-        return [*messages, self._response(cmd.name, transaction, True, round=self.table.rounds)]
-
-    def republish(self, request: dict[str, Any]) -> dict[str, Any]:
-        first = request.get("from_seq", self.stream.seq + 1)
-        if isinstance(first, bool) or not isinstance(first, int) or first < 1:
-            raise ValueError(f"from_seq must be a seq number (1, 2, ...), not {first!r}")
-        if first <= self.stream.seq:
-            oldest = self.store.oldest_event()
-            row = self.store.row_of_event(first)
-            if row is None or oldest is None or first < oldest:
-                raise ValueError(
-                    f"seq {first} is no longer kept (the oldest is {oldest}): read `state`"
-                )
-            self.pump.resend_from(row)
-        else:
-            self.pump.resend_from(self.store.last_id() + 1)
-        return {"from_seq": first, "to_seq": self.stream.seq}
+        """A request from the pit: answered at once, or journaled with this batch's records
+        and applied in their order (controller.pit)."""
+        if "/" in cmd.name:
+            return  # not a request (an answer on cmd/<name>/response, with some brokers)
+        record = self.desk.receive(cmd.name, cmd.payload, utc(self.clock()))
+        if record is not None:
+            inputs.append(record)
 
     # -------------------------------------------------------------- shutdown
     def _shutdown(self) -> None:
@@ -474,10 +448,10 @@ class Service:
         self.link.disconnect()
 
 
-# Commands answered at once, by name; they change nothing at the table.
-COMMANDS: dict[str, Callable[[Service, dict[str, Any]], dict[str, Any]]] = {
-    "republish": Service.republish,
-}
-# Commands that change the table: journaled, then applied in order (`_pit_command`).
-TABLE_COMMANDS = ("void",)
+def utc(when: float) -> str:
+    """A wall-clock time for the audit: UTC, ISO 8601, milliseconds."""
+    millis = int(when * 1000) % 1000
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when)) + f".{millis:03d}Z"
+
+
 DRIVER_RECORDS = (CardRead, BetSeen, PanelPress, SensorFault)

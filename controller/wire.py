@@ -17,7 +17,8 @@ from typing import Any
 
 import paho.mqtt
 
-from controller import __version__
+from controller import __version__, commands
+from controller.commands import Request
 from controller.engine import Table, ops, outcome_json
 from controller.engine.money import fmt
 from controller.engine.view import op_json, table_state
@@ -51,10 +52,13 @@ def new_session() -> str:
 def status(
     state: str, session: str, table: str, since: str,
     devices: list[dict[str, Any]] | None = None,
+    alarms: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {"state": state, "session": session, "table": table, "since": since}
     if devices is not None:
         body["devices"] = devices  # each driver's health (croupier run)
+    if alarms:
+        body["alarms"] = alarms  # what stops the table now (a full disk): loud, retained
     return body
 
 
@@ -87,18 +91,33 @@ class Stream:
     same seq and event_id, also after a restart.
     """
 
-    def __init__(self, table_id: str) -> None:
+    def __init__(self, table_id: str, public: bool = True) -> None:
         self.table_id = table_id
+        # False: the full view (hidden cards shown), for the audit's own replay only.
+        self.public = public
         self.seq = 0
         self.last_outcome: dict[str, Any] | None = None
+
+    def event(self, body: dict[str, Any], source: int) -> Message:
+        """An events message the service makes itself (an audit record, a correction):
+        numbered in the same sequence as the operations."""
+        self.seq += 1
+        msg = {
+            "seq": self.seq,
+            "event_id": f"{self.table_id}:{self.seq}",
+            "table": self.table_id,
+            "source": source,
+            **body,
+        }
+        return Message(EVENTS, dumps(msg), self.seq)
 
     def messages(self, operations: list[ops.Operation], table: Table, source: int) -> list[Message]:
         out: list[Message] = []
         upcoming = table.rounds + 1
         for op in operations:
             self.seq += 1
-            body = op_json(op, public=True)
-            if isinstance(op, ops.CardBurned):
+            body = op_json(op, public=self.public)
+            if self.public and isinstance(op, ops.CardBurned):
                 body["card"] = None  # a burned card is never shown
             # Bets and shoe events have no round yet: they belong to the next one.
             body["round"] = getattr(op, "round", upcoming)
@@ -153,6 +172,43 @@ def alert(
         **extra,
     }
     return Message(ALERTS, dumps(body))
+
+
+def audit(
+    command: str,
+    request: Request,
+    at: str | None,
+    ok: bool,
+    error: str | None,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    round_number: int,
+    withheld: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """The `audit` events message of a pit command: who (as claimed, see
+    controller.commands), what, when, and the table before and after. `withheld`
+    request fields show as null (a card named for a place still face down); the
+    journal keeps them."""
+    asked = commands.what(request)
+    for name in withheld:
+        if name in asked:
+            asked[name] = None
+    body: dict[str, Any] = {
+        "type": "audit",
+        "round": round_number,
+        "command": command,
+        "transaction": request.transaction,
+        "by": request.by,
+        "console": request.console,
+        "at": at,
+        "ok": ok,
+        "request": asked,
+        "before": before,
+        "after": after,
+    }
+    if error is not None:
+        body["error"] = error
+    return body
 
 
 def response(transaction: Any, ok: bool, **fields: Any) -> dict[str, Any]:

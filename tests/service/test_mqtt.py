@@ -182,7 +182,7 @@ def test_void_from_the_pit_is_journaled_and_settles_the_round(
         return bool(states) and states[-1].payload["phase"] in ("deal", "player_turns")
 
     sub.wait_for(in_round, 20, "a round in play")
-    sub.publish("cmd/void", {"transaction": "v-1", "reason": "pit: marked cards"})
+    sub.publish("cmd/void", {"transaction": "v-1", "reason": "pit: marked cards", "by": "sup 7"})
     answer = _response(sub, "v-1")
     if answer["ok"]:
         number = answer["round"]
@@ -195,8 +195,8 @@ def test_void_from_the_pit_is_journaled_and_settles_the_round(
         )
     else:  # the round settled by itself before the command arrived
         assert "already" in answer["error"]
-    sub.publish("cmd/void", {"transaction": "v-2"})
-    assert "reason" in _response(sub, "v-2")["error"]
+    sub.publish("cmd/void", {"transaction": "v-2", "by": "sup 7"})
+    assert "reason: missing" in _response(sub, "v-2")["error"]
 
 
 def test_embedded_broker_serves_tcp_and_websockets(
