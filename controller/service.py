@@ -33,7 +33,7 @@ from controller import rules, wire
 from controller.config import BrokerAddress, Config, ConfigError
 from controller.engine import Table, TableError, ops, parse_event
 from controller.engine.errors import ShoeError
-from controller.intake import Intake, Raise
+from controller.intake import Intake, Raise, next_card_hidden
 from controller.journal import Message, Store
 from controller.mqtt_link import Acked, Command, Connected, Disconnected, LinkEvent, MqttLink
 from controller.outbox import Pump
@@ -201,11 +201,20 @@ class Service:
             operations = self.table.apply(parse_event(event))
         except TableError as exc:
             foreign = isinstance(exc, ShoeError) and event["type"] in ("card", "burn")
+            message = str(exc)
+            if event["type"] in ("card", "burn") and next_card_hidden(self.table):
+                # A display reads alerts: the face of a card meant to go face down (or to
+                # be burned) stays in the journal. The refusal left the table as it was, so
+                # the table still says where the card was going.
+                message = "the shoe gave a card the table cannot take face down here: " + (
+                    "a card the shoe cannot hold (a foreign card?)" if foreign else "refused"
+                ) + "; the supervisor checks it against the journal"
+                event = {**event, "card": None}
             return [
                 self._alert(
                     seq,
                     "foreign_card" if foreign else "refused",
-                    str(exc),
+                    message,
                     event.get("box"),
                     event=event,
                 )
