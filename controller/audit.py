@@ -23,10 +23,13 @@ The journal is opened read-only; the table may run meanwhile (WAL).
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from controller.journal import GENESIS, link
 
@@ -327,3 +330,50 @@ def report(verdict: Verdict, limit: int = 50) -> str:
             "then were written before the chain existed and are protected from that date on"
         )
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------ replaying a copy
+class _Idle:
+    def start(self, sink: object) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+def replay(state_dir: Path, full: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    """Every stream message the table's journal makes, made again from the journal alone
+    in a copy of the state (the state dir is only read): (topic, payload) in order.
+
+    `full`: the surveillance view, hidden cards shown (burned cards, the hole card
+    before it turns over). What the table published is the public view; the two differ
+    only in those cards."""
+    from controller.config import Config, override
+    from controller.service import Service
+    from drivers.interfaces import DriverSet
+
+    source = open_readonly(state_dir)
+    with tempfile.TemporaryDirectory(prefix="croupier-audit-") as tmp:
+        copy = sqlite3.connect(Path(tmp) / "table.db")
+        try:
+            source.backup(copy)
+            meta = dict(copy.execute("SELECT key, value FROM meta").fetchall())
+            copy.execute("DELETE FROM outbox")  # made again below, from the journal alone
+            copy.execute("DELETE FROM meta WHERE key = 'outboxed'")
+            copy.commit()
+        finally:
+            copy.close()
+            source.close()
+        config = override(
+            Config(), str(state_dir),
+            table={"id": meta.get("table"), "rules": meta.get("rules"),
+                   "boxes": int(meta["boxes"]) if meta.get("boxes") else None},
+            state={"dir": Path(tmp), "fsync": False},
+        )
+        idle = _Idle()
+        service = Service(config, DriverSet(idle, idle, idle), None, audit_view=full)
+        try:
+            rows = service.store.rows_from(1, 2**62)
+        finally:
+            service.store.close()
+    return [(row.topic, json.loads(row.payload)) for row in rows]

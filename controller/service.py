@@ -80,9 +80,14 @@ class Service:
         broker: BrokerAddress | None,
         meta: dict[str, str] | None = None,
         clock: Callable[[], float] = time.time,
+        audit_view: bool = False,
     ) -> None:
         """`broker` None: no MQTT at all (the outbox only fills; tests and tools).
-        `clock`: the wall clock (journal and audit times only; never the order)."""
+        `clock`: the wall clock (journal and audit times only; never the order).
+        `audit_view`: events in the full view, hidden cards shown: only for the audit's
+        replay of a copy (controller.audit.replay), never for a table that publishes."""
+        if audit_view and broker is not None:
+            raise ValueError("the full view is for an offline replay, never for a broker")
         self.config = config
         self.clock = clock
         self.table_id = config.table.id
@@ -96,7 +101,7 @@ class Service:
         profile = rules.load(config.table.rules)
         self.table = Table(profile, config.table.boxes)
         self.intake = Intake(self.table, config.cards.min_confidence)
-        self.stream = wire.Stream(self.table_id)
+        self.stream = wire.Stream(self.table_id, public=not audit_view)
         self.view = TableView(self.table, self.table_id, self.intake)
         self.desk = PitDesk(self)
         self.halted: str | None = None  # why the table takes no input now (a full disk)

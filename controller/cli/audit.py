@@ -23,6 +23,25 @@ def register(subparsers: Any) -> None:
     )
     verify.add_argument("state_dir", type=Path, metavar="STATE_DIR")
     verify.set_defaults(handler=run_verify)
+    trail = sub.add_parser(
+        "trail",
+        help="the pit commands the table took: who, what, when, before and after",
+        description="Replay STATE_DIR's journal in a copy (read-only) and print each pit "
+        "command's audit record as a JSON line, as the table published it on `events`.",
+    )
+    trail.add_argument("state_dir", type=Path, metavar="STATE_DIR")
+    trail.set_defaults(handler=run_trail, kinds=("audit",), full=False)
+    events = sub.add_parser(
+        "events",
+        help="every event the journal makes, optionally with the hidden cards (surveillance)",
+        description="Replay STATE_DIR's journal in a copy (read-only) and print every `events` "
+        "message as a JSON line. With --full, the surveillance view: burned cards, hole "
+        "cards and face-down cards shown from the moment they were dealt. The state dir "
+        "holds them anyway; keep the output as protected as the state dir.",
+    )
+    events.add_argument("state_dir", type=Path, metavar="STATE_DIR")
+    events.add_argument("--full", action="store_true", help="show hidden cards")
+    events.set_defaults(handler=run_trail, kinds=None)
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -35,3 +54,23 @@ def run_verify(args: argparse.Namespace) -> int:
         return 2
     print(report(verdict))
     return 0 if verdict.intact else 1
+
+
+def run_trail(args: argparse.Namespace) -> int:
+    import json
+    import logging
+
+    # The replay says again what the table logged as it went (alerts): not news here.
+    logging.getLogger("croupier").setLevel(logging.ERROR)
+    from controller.audit import Unreadable, replay
+    from controller.config import ConfigError
+
+    try:
+        messages = replay(args.state_dir, full=args.full)
+    except (Unreadable, ConfigError) as exc:
+        print(f"croupier audit: cannot read: {exc}", file=sys.stderr)
+        return 2
+    for topic, payload in messages:
+        if topic == "events" and (args.kinds is None or payload["type"] in args.kinds):
+            print(json.dumps(payload, ensure_ascii=False))
+    return 0
