@@ -102,6 +102,9 @@ class MqttSection(Section):
 
 class CardsSection(Section):
     min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.9
+    # No frame from the shoe camera for this long: an alert, cards are keyed in, and the
+    # watchdog stops being fed (below WatchdogSec, 30 s, so systemd restarts a hung camera).
+    camera_stale_after: Annotated[float, Field(gt=0.0, lt=30.0)] = 5.0
 
 
 class SimSection(Section):

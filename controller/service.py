@@ -16,12 +16,14 @@ run stored in the journal but not yet in the outbox is regenerated.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import heapq
 import itertools
 import json
 import logging
 import queue
+import sqlite3
 import sys
 import time
 from collections import deque
@@ -33,6 +35,7 @@ from controller import rules, wire
 from controller.config import BrokerAddress, Config, ConfigError
 from controller.engine import Table, TableError, ops, parse_event
 from controller.engine.errors import ShoeError
+from controller.faults import CameraWatch, ClockWatch, FrameClock
 from controller.intake import Intake, Raise, next_card_hidden
 from controller.journal import Message, Store
 from controller.mqtt_link import Acked, Command, Connected, Disconnected, LinkEvent, MqttLink
@@ -46,6 +49,7 @@ log = logging.getLogger("croupier.service")
 
 Timer = Callable[[], float | None]
 BATCH = 64  # records taken from the queue before the outbox is committed and published
+RETRY = 1.0  # seconds between attempts to commit while the journal cannot (a full disk)
 SWITCH_INTERVAL = 0.0005  # seconds
 STATE_EVERY = 0.05  # seconds between state snapshots while records keep coming
 
@@ -66,6 +70,7 @@ class TableView:
     alerts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=6))
     connected: bool = False
     backlog: int = 0
+    halted: str | None = None  # why the table takes no input now (a full disk)
 
     @property
     def awaiting_key(self) -> bool:
@@ -104,7 +109,15 @@ class Service:
         self.stream = wire.Stream(self.table_id, public=not audit_view)
         self.view = TableView(self.table, self.table_id, self.intake)
         self.desk = PitDesk(self)
-        self.halted: str | None = None  # why the table takes no input now (a full disk)
+        # A journal that cannot commit stops the table: input waits here, in order, and
+        # is journaled then applied once it can (`_take`, `_resume`). Nothing unjournaled
+        # is ever applied.
+        self.halted: str | None = None
+        self.held: list[Record] = []
+        self._halted_at = 0.0
+        self._retry_at = 0.0
+        self.clock_watch = ClockWatch(self.store.last_at())
+        self.camera: CameraWatch | None = None
         self.pending: list[tuple[int, Message]] = []
         self.devices: list[dict[str, Any]] | None = None  # the drivers' health, for `status`
         self.changed = True
@@ -127,6 +140,14 @@ class Service:
 
     def will(self) -> str:
         return wire.dumps(wire.status("lost", self.session, self.table_id, self.since))
+
+    def _status(self, state: str = "online") -> str:
+        alarms = None
+        if self.halted is not None and state == "online":
+            alarms = [{"kind": "journal", "message": f"the table takes no input: {self.halted}"}]
+        return wire.dumps(
+            wire.status(state, self.session, self.table_id, self.since, self.devices, alarms)
+        )
 
     # ------------------------------------------------------------- the state
     def _check_meta(self, extra: dict[str, str]) -> None:
@@ -274,6 +295,11 @@ class Service:
         self.start()
         self.every(60.0, self._prune)
         self.watchdog.watch("outbox", max_age=20.0)
+        cards = self.drivers.cards
+        if isinstance(cards, FrameClock):
+            self.camera = CameraWatch(cards, self.config.cards.camera_stale_after, self.put)
+            self.watchdog.watch("camera", self.camera.stale_after, since=self.camera.last_frame)
+            self.every(self.camera.stale_after, self._camera_tick)
         self.notifier.ready(f"table {self.table_id}: round {self.table.rounds}")
         try:
             while self.running:
@@ -286,13 +312,23 @@ class Service:
             self.notifier.stopping()
             self._shutdown()
 
+    def _camera_tick(self) -> float:
+        assert self.camera is not None
+        was = self.camera.stale
+        delay = self.camera.tick()
+        if self.camera.stale != was:
+            self.changed = True  # `state` says whether cards are keyed in
+        return delay
+
     def drain(self) -> None:
         """Take everything queued now, without timers (for tests and tools)."""
         while not self.queue.empty():
             self._iteration_items([self.queue.get_nowait()])
 
     def _iteration(self) -> None:
-        if self.exit_when_idle and not self.changed and self.pump.idle():
+        if self.halted is not None and time.monotonic() >= self._retry_at:
+            self._resume()
+        if self.exit_when_idle and not self.changed and self.pump.idle() and not self.held:
             self.running = False
             return
         # Timers run only on an empty queue: a bot acts on a table that has taken
@@ -301,6 +337,8 @@ class Service:
         try:
             item = self.queue.get(timeout=timeout)
         except queue.Empty:
+            if self.changed:
+                self._flush()  # a timer changed what `state` shows (the camera)
             return
         items = [item]
         while len(items) < BATCH:
@@ -322,11 +360,70 @@ class Service:
         self._flush()
 
     def _take(self, records: list[Record]) -> None:
-        """Journal a batch of input records (one fsync), then apply them in order."""
-        first = self.store.append([encode(r) for r in records], at=self.clock())
+        """Journal a batch of input records (one fsync), then apply them in order.
+
+        A journal that cannot commit (a full disk) applies nothing: the records wait,
+        in order, with everything after them, until a commit works again."""
+        now = self.clock()
+        jump = self.clock_watch.check(now)  # times are for the audit; the order is seq
+        if jump is not None:
+            records = [jump, *records]
+        if self.halted is not None or not self._commit(records, now):
+            self._hold(records)
+
+    def _commit(self, records: list[Record], now: float) -> bool:
+        try:
+            first = self.store.append([encode(r) for r in records], at=now)
+        except sqlite3.Error as exc:
+            self._halt(f"the journal cannot commit ({exc})")
+            return False
         for seq, record in enumerate(records, start=first):
             self.pending.extend((seq, m) for m in self._process(seq, record))
         self.changed = True
+        return True
+
+    def _hold(self, records: list[Record]) -> None:
+        before = len(self.held)
+        self.held.extend(records)
+        if len(self.held) // 1000 > before // 1000:
+            log.error("input waiting for the journal", extra={"records": len(self.held)})
+
+    def _halt(self, why: str) -> None:
+        """Say it loudly, everywhere that works without the disk: the log, systemd's
+        status line, the retained `status` and `state` topics."""
+        if self.halted is not None:
+            return
+        self.halted = self.view.halted = why
+        self._halted_at = time.monotonic()
+        self._retry_at = self._halted_at + RETRY
+        log.error("the table stops taking input: %s; it resumes by itself when the disk "
+                  "has room again", why)
+        self.watchdog.status(f"HALTED, taking no input: {why}")
+        self.pump.set_slot(wire.STATUS, self._status())
+        self.changed = True
+
+    def _resume(self) -> None:
+        """Try again: the outbox first (older), then the held records, oldest first."""
+        self._retry_at = time.monotonic() + RETRY
+        if not self._store_pending():
+            return
+        why, waited = self.halted, time.monotonic() - self._halted_at
+        held, self.held = self.held, []
+        note = SensorFault(
+            "journal",
+            f"the table took no input for {waited:.0f} s: {why}. The {len(held)} record(s) "
+            "that came meanwhile are journaled now, in the order they came: nothing lost",
+        )
+        self.halted = None
+        if not self._commit([note, *held], self.clock()):
+            self.held = held + self.held
+            self._halted_at = time.monotonic() - waited  # the same outage goes on
+            return
+        self.view.halted = None
+        log.warning("the journal commits again: the table takes input",
+                    extra={"held": len(held), "seconds": round(waited, 1)})
+        self.watchdog.status(f"table {self.table_id}: taking input again")
+        self.pump.set_slot(wire.STATUS, self._status())
 
     def _run_timers(self) -> float:
         now = time.monotonic()
@@ -357,17 +454,28 @@ class Service:
         elif isinstance(item, _Stop):
             self.running = False
 
+    def _store_pending(self) -> bool:
+        """Commit the new stream messages and acks to the outbox; False when it cannot
+        (they stay in memory, and the table halts until it can)."""
+        if not (self.pending or self.pump.acked):
+            return True
+        try:
+            self.store.add(self.pending, self.store.last_seq, self.pump.acked)
+        except sqlite3.Error as exc:
+            self._halt(f"the outbox cannot commit ({exc})")
+            return False
+        for _, m in self.pending:
+            if m.topic == wire.ALERTS:
+                alert = json.loads(m.payload)
+                self.view.alerts.append(alert)
+                log.warning("alert", extra={"kind": alert["kind"], "alert": alert["message"]})
+        self.pending = []
+        self.pump.acked = []
+        return True
+
     def _flush(self) -> None:
         """Commit the new stream messages and acks, refresh the snapshots, publish."""
-        if self.pending or self.pump.acked:
-            for _, m in self.pending:
-                if m.topic == wire.ALERTS:
-                    alert = json.loads(m.payload)
-                    self.view.alerts.append(alert)
-                    log.warning("alert", extra={"kind": alert["kind"], "alert": alert["message"]})
-            self.store.add(self.pending, self.store.last_seq, self.pump.acked)
-            self.pending = []
-            self.pump.acked = []
+        self._store_pending()
         # The snapshot follows every change, but under a burst once per STATE_EVERY, not
         # once per batch: building it costs more than applying a card.
         now = time.monotonic()
@@ -384,8 +492,7 @@ class Service:
         if devices == self.devices:
             return
         self.devices = devices
-        status = wire.status("online", self.session, self.table_id, self.since, devices)
-        self.pump.set_slot(wire.STATUS, wire.dumps(status))
+        self.pump.set_slot(wire.STATUS, self._status())
         self.pump.pump()
 
     def refresh_info(self) -> None:
@@ -394,8 +501,7 @@ class Service:
         )
 
     def _set_first_slots(self) -> None:
-        status = wire.status("online", self.session, self.table_id, self.since, self.devices)
-        self.pump.set_slot(wire.STATUS, wire.dumps(status))
+        self.pump.set_slot(wire.STATUS, self._status())
         self.pump.set_slot(
             wire.INFO, wire.dumps(wire.info(self.table, self.table_id, self.session))
         )
@@ -403,7 +509,11 @@ class Service:
     def _set_slots(self) -> None:
         seq = self.stream.seq
         self.view.seq = seq
-        extra = {"awaiting_key": self.intake.awaiting_key}
+        extra: dict[str, Any] = {"awaiting_key": self.intake.awaiting_key}
+        if self.halted is not None:
+            extra["halted"] = self.halted  # displays show the table stopped, and why
+        if self.camera is not None and self.camera.stale:
+            extra["camera_stale"] = True  # cards are keyed in on the panel meanwhile
         self.pump.set_slot(
             wire.STATE, wire.dumps(wire.state(self.table, self.table_id, seq, extra))
         )
@@ -414,8 +524,11 @@ class Service:
             self.pump.set_slot(wire.SURVEILLANCE_STATE, wire.dumps(full))
 
     def _prune(self) -> float:
-        self.pump.flush_acks()
-        self.store.prune(self.config.state.keep_sent)
+        try:
+            self.pump.flush_acks()
+            self.store.prune(self.config.state.keep_sent)
+        except sqlite3.Error as exc:  # a full disk: the next turn halts and retries
+            log.warning("outbox upkeep failed: %s", exc)
         return 60.0
 
     # -------------------------------------------------------------- commands
@@ -436,8 +549,20 @@ class Service:
             except Exception:
                 log.exception("a driver failed to stop")
         self.drain()  # records the drivers sent before they stopped are journaled too
+        if self.halted is not None:
+            self._resume()
         self._flush()
-        self.pump.flush_acks()
+        if self.held:
+            # Stopped while the journal could not commit: these were never applied. The
+            # log is the last place that may still take them.
+            log.error("stopping with input never journaled (the journal could not commit): "
+                      "%d record(s), listed here", len(self.held))
+            for record in self.held:
+                log.error("not journaled: %s", json.dumps(encode(record)))
+        try:
+            self.pump.flush_acks()
+        except sqlite3.Error as exc:
+            log.warning("could not mark the last acknowledgements: %s", exc)
         if self.link is not None:
             self._say_offline()
             self.link.stop()
@@ -447,8 +572,7 @@ class Service:
         """Publish the retained `offline` status and wait (briefly) for its ack."""
         assert self.link is not None
         if self.pump.connected:
-            offline = wire.status("offline", self.session, self.table_id, self.since)
-            self.pump.set_slot(wire.STATUS, wire.dumps(offline))
+            self.pump.set_slot(wire.STATUS, self._status("offline"))
             self.pump.pump()
             deadline = time.monotonic() + 3
             while self.pump.slot_inflight and time.monotonic() < deadline:
@@ -458,7 +582,8 @@ class Service:
                     continue
                 if isinstance(item, Acked):
                     self.pump.on_ack(item.mid)
-        self.pump.flush_acks()
+        with contextlib.suppress(sqlite3.Error):
+            self.pump.flush_acks()
         self.link.disconnect()
 
 

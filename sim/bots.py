@@ -84,6 +84,8 @@ class SimTable:
     # ------------------------------------------------------------------ step
     def step(self) -> float | None:
         v = self.view
+        if v.halted is not None:
+            return 0.5  # the table takes no input now (its journal cannot commit): wait
         progress = (v.seq, v.awaiting_key)
         self._idle = self._idle + 1 if progress == self._last else 0
         self._last = progress

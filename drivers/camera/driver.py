@@ -43,6 +43,10 @@ class CameraDriver:
             log.exception("camera: the card reader failed")
             sink(SensorFault("camera", f"the card reader failed: {exc}"))
 
+    def frame_age(self) -> float:
+        """Seconds since the camera delivered a frame (the service watches it)."""
+        return self.capture.age()
+
     def stop(self) -> None:
         self.capture.stop()  # ends source.run(); the thread then flushes and returns
         if self._thread is not None:

@@ -23,7 +23,8 @@ from tests.service.contract import validate
 class PitTable:
     def __init__(
         self, state: Path, rules: str = "be-casino", table_id: str = "pit",
-        port: int | None = None, clock: Callable[[], float] = time.time, **config: Any,
+        port: int | None = None, clock: Callable[[], float] = time.time,
+        card_source: Any = None, **config: Any,
     ) -> None:
         cfg = override(
             Config(), "test", table={"id": table_id, "rules": rules},
@@ -34,11 +35,11 @@ class PitTable:
         )
         self.shoe, self.bets, self.panel = FakeShoe(), FakeBetSensor(), FakePanel()
         self.service = Service(
-            cfg, DriverSet(self.shoe, self.bets, self.panel), address, clock=clock
+            cfg, DriverSet(card_source or self.shoe, self.bets, self.panel), address, clock=clock
         )
         self.thread: threading.Thread | None = None
-        self.seen = 0
-        if port is None:
+        self.seen = len(self.service.store.rows_from(1, 10**7))  # a restart: only what is new
+        if port is None and card_source is None:
             self.service.start()
 
     # ------------------------------------------------------------ the loop
@@ -63,10 +64,15 @@ class PitTable:
         if self.thread is None:
             self.service.drain()
             return
+        s = self.service
+
+        def idle() -> bool:  # (a halted table keeps its messages in memory)
+            return s.queue.empty() and (not s.pending or s.halted is not None)
+
         while time.monotonic() < deadline:
-            if self.service.queue.empty() and not self.service.pending:
+            if idle():
                 time.sleep(0.05)
-                if self.service.queue.empty() and not self.service.pending:
+                if idle():
                     return
             time.sleep(0.01)
         raise AssertionError("the table did not settle")
