@@ -2,9 +2,9 @@
 carries, built from the engine's operation records and views.
 
 Hidden information is decided by `controller.engine.view` (public=True for
-every topic a display can read); this module adds ids and sequence numbers
-and hides one more thing the engine's public view still shows: the faces of
-burned cards.
+every topic a display can read); this module adds ids and sequence numbers.
+It blanks burned cards once more itself: the one hidden card that no
+`card_revealed` ever turns over must not depend on a single check.
 """
 
 from __future__ import annotations
