@@ -60,4 +60,7 @@ def test_the_table_account_runs_a_table_that_displays_and_supervisors_can_use(
     seen = {m.topic for m in display.messages}
     assert {"status", "info", "state", "events", "outcome", "outcome/last"} <= seen
     assert not any(t.startswith("cmd/") for t in seen)  # answers are for supervisors
-    assert display.on("status")[-1].payload["state"] == "offline"
+    # The offline status is the table's last word: it may land after the outcomes.
+    display.wait_for(
+        lambda: display.on("status")[-1].payload["state"] == "offline", 10, "offline"
+    )
