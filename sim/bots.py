@@ -211,10 +211,11 @@ class SimTable:
         return target
 
     def _stake(self, rng: random.Random) -> Decimal:
-        p = self.profile
-        amount = p.table_min * rng.choice((1, 1, 2, 2, 3, 4, 5, 10))
-        amount = min(amount, p.table_max)
-        return amount - amount % p.bet_multiple
+        # The table's limits, not the profile's: the pit may have changed them (set_limits).
+        t = self.view.table
+        amount = t.table_min * rng.choice((1, 1, 2, 2, 3, 4, 5, 10))
+        amount = min(amount, t.table_max)
+        return amount - amount % self.profile.bet_multiple
 
     def _carried(self) -> dict[tuple[int, str], Decimal]:
         r = self.view.table.round

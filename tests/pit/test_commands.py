@@ -274,3 +274,30 @@ def test_a_card_correction_reaches_the_pit_with_a_fresh_state(live: Console) -> 
     state = console.on("state")[-1].payload
     box2 = next(b for b in state["in_play"] if b["box"] == 2)
     assert box2["hands"][0]["cards"] == ["8D", "6H"] and box2["hands"][0]["total"] == 14
+
+
+def test_the_simulator_plays_on_when_the_pit_changes_limits_and_shoe(tmp_path: Path) -> None:
+    """`croupier sim`'s players follow the table's limits as the pit sets them."""
+    from decimal import Decimal
+
+    from controller.config import Config, override
+    from controller.journal import Store
+    from controller.mqtt_link import Command
+    from sim.runner import build
+
+    config = override(Config(), "test", table={"id": "simpit", "rules": "fr-classic"},
+                      state={"dir": tmp_path, "fsync": False},
+                      sim={"rounds": 30, "speed": "max", "seed": 8})
+    sim = build(config, offline=True)
+    for name, request in (
+        ("set_limits", {"transaction": "s1", "by": "anna", "min": "20", "max": "400"}),
+        ("new_shoe", {"transaction": "s2", "by": "anna"}),
+    ):
+        sim.service.put(Command(name, json.dumps(request).encode()))
+    sim.service.run()
+    store = Store(tmp_path, fsync=False)
+    rows = [json.loads(r.payload) for r in store.rows_from(1, 10**6) if r.topic == "events"]
+    store.close()
+    assert [r["ok"] for r in rows if r["type"] == "audit"] == [True, True]
+    assert sim.service.table.rounds == 30
+    assert min(Decimal(r["amount"]) for r in rows if r["type"] == "bet_placed") >= 20
