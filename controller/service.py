@@ -38,6 +38,8 @@ from controller.journal import Message, Store
 from controller.mqtt_link import Acked, Command, Connected, Disconnected, LinkEvent, MqttLink
 from controller.outbox import Pump
 from controller.records import PitCommand, Record, decode, encode
+from controller.surveillance import Out, Settings, Surveillance
+from controller.surveillance.edges import edge_for
 from controller.watchdog import Notifier, Watchdog
 from drivers.interfaces import BetSeen, CardRead, DriverEvent, DriverSet, PanelPress, SensorFault
 
@@ -94,6 +96,9 @@ class Service:
         self.intake = Intake(self.table, config.cards.min_confidence)
         self.stream = wire.Stream(self.table_id)
         self.view = TableView(self.table, self.table_id, self.intake)
+        # Analytics for surveillance/... topics: only where they may be published.
+        self.surveillance = self._surveillance_desk() if config.mqtt.surveillance else None
+        self._live = False  # records replayed at start carry no time
         self.pending: list[tuple[int, Message]] = []
         self.devices: list[dict[str, Any]] | None = None  # the drivers' health, for `status`
         self.changed = True
@@ -147,6 +152,7 @@ class Service:
                 self.pending.extend((seq, m) for m in messages)
             count += 1
         self.view.seq = self.stream.seq
+        self._live = True
         if count:
             r = self.table.round
             log.info(
@@ -164,19 +170,26 @@ class Service:
         """One journaled record through the intake and the engine: its stream messages."""
         if isinstance(record, PitCommand):
             return self._pit_command(seq, record)
+        watched: list[Message] = []
+        if self.surveillance is not None and isinstance(record, BetSeen):
+            watched = self._watched(self.surveillance.bet_seen(record, seq))
         intent = self.intake.translate(record)
         if isinstance(intent, Raise):
-            return [self._alert(seq, intent.kind, intent.message, intent.box, **intent.extra)]
+            alert = self._alert(seq, intent.kind, intent.message, intent.box, **intent.extra)
+            return [alert, *watched]
         if intent is None:
-            return []
-        return self._apply(seq, intent.event)
+            return watched
+        return [*self._apply(seq, intent.event), *watched]
 
     def _apply(self, seq: int, event: dict[str, Any]) -> list[Message]:
+        surveillance = self.surveillance
+        if surveillance is not None:
+            surveillance.before()
         try:
             operations = self.table.apply(parse_event(event))
         except TableError as exc:
             foreign = isinstance(exc, ShoeError) and event["type"] in ("card", "burn")
-            return [
+            refused = [
                 self._alert(
                     seq,
                     "foreign_card" if foreign else "refused",
@@ -185,6 +198,9 @@ class Service:
                     event=event,
                 )
             ]
+            if foreign and surveillance is not None:
+                refused += self._watched(surveillance.foreign_card(event["card"], seq))
+            return refused
         for op in operations:
             if isinstance(op, ops.ShoeStarted):
                 self.view.shoes += 1
@@ -193,6 +209,9 @@ class Service:
             key = f"{seq}:{found.kind}:{n}"  # several at one event (e.g. at the close)
             messages.append(self._alert(seq, found.kind, found.message, found.box, key=key,
                                         **found.extra))
+        if surveillance is not None:
+            now = time.monotonic() if self._live else None
+            messages += self._watched(surveillance.applied(operations, seq, now))
         return messages
 
     def _alert(
@@ -234,6 +253,8 @@ class Service:
         self.running = True
         self.start()
         self.every(60.0, self._prune)
+        if self.surveillance is not None:
+            self.every(self.config.surveillance.metrics_every_s, self._metrics)
         self.watchdog.watch("outbox", max_age=20.0)
         self.notifier.ready(f"table {self.table_id}: round {self.table.rounds}")
         try:
@@ -368,6 +389,28 @@ class Service:
         if self.config.mqtt.surveillance:
             full = wire.surveillance_state(self.table, self.table_id, seq)
             self.pump.set_slot(wire.SURVEILLANCE_STATE, wire.dumps(full))
+        if self.surveillance is not None:
+            for topic, payload in self.surveillance.snapshots():
+                self.pump.set_slot(topic, wire.dumps(payload))
+
+    # ---------------------------------------------------------- surveillance
+    def _surveillance_desk(self) -> Surveillance:
+        s = self.config.surveillance
+        settings = Settings(s.count_z, s.count_min_rounds, s.session_gap_rounds,
+                            s.metrics_window_s, s.payout_tolerance)
+        return Surveillance(self.table, self.table_id, settings, edge_for(self.table.p))
+
+    def _watched(self, found: list[Out]) -> list[Message]:
+        """The desk's stream messages (its retained topics are slots, `_set_slots`)."""
+        return [Message(topic, wire.dumps(payload)) for topic, payload in found]
+
+    def _metrics(self) -> float:
+        assert self.surveillance is not None
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        topic, payload = self.surveillance.metrics(time.monotonic(), at)
+        self.pending.append((0, Message(topic, wire.dumps(payload))))
+        self._flush()
+        return self.config.surveillance.metrics_every_s
 
     def _prune(self) -> float:
         self.pump.flush_acks()
