@@ -237,8 +237,8 @@ class Surveillance:
                    f"(rank correlation {m.rho:.2f}, z {m.z:.1f} >= {cfg.count_z}); "
                    f"mean stake {low} units below +1, {high} units at +2 and over")
         return ("advantage_play", message, number, s.box,
-                {"player": s.player, "since_round": s.since, **m.json(),
-                 "threshold": cfg.count_z})
+                {"player": s.player, "since_round": s.since, "shoe": self.shoe.number,
+                 **m.json(), "threshold": cfg.count_z})
 
     def _round_decisions(self, number: int) -> Out | None:
         decided: list[Decision] = self.decisions.round
