@@ -139,7 +139,6 @@ class PayoutCheck:
         """A stake spot's sensor settled on `amount`."""
         key = (box, spot)
         self.sensed[key] = amount
-        errors: list[PayoutError] = []
         p = self.pending.pop(key, None)
         if p is not None:
             p.last = amount  # the dealer's settlement of this spot
