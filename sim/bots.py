@@ -84,7 +84,7 @@ class SimTable:
         # Every payout the dealer got wrong: (round, box, spot, what, difference).
         self.payout_errors: list[tuple[int, int, int, str, Decimal]] = []
         self._paid = -1  # the last round whose payouts the dealer made
-        self._last: tuple[int, bool] = (-1, False)
+        self._last: tuple[object, ...] = ()
         self._idle = 0
 
     # ------------------------------------------------------------ randomness
@@ -98,7 +98,8 @@ class SimTable:
     # ------------------------------------------------------------------ step
     def step(self) -> float | None:
         v = self.view
-        progress = (v.seq, v.awaiting_key)
+        # Chips the dealer moves after a round may change no bet: they are progress too.
+        progress = (v.seq, v.awaiting_key, tuple(v.intake.bets.watch.sensed.items()))
         self._idle = self._idle + 1 if progress == self._last else 0
         self._last = progress
         if self._idle > STUCK:
