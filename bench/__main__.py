@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("engine", "vision", "service", "drivers")
+BENCHMARKS = ("engine", "vision", "service", "drivers", "surveillance")
 
 
 def main() -> None:

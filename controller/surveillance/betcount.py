@@ -25,10 +25,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .stats import slope, spearman
 
 LOW, HIGH = 1.0, 2.0  # true counts of the ramp figures: below +1, at +2 or more
-MAX_OBSERVATIONS = 5000  # a session keeps at most this many (the oldest go first)
+MAX_OBSERVATIONS = 2000  # a session keeps at most this many (the oldest go first)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +55,14 @@ class Summary:
 def summarise(counts: Sequence[float], units: Sequence[float]) -> Summary:
     n = len(counts)
     rho, z = spearman(counts, units) if n >= 3 else (None, None)
-    low = [u for c, u in zip(counts, units, strict=True) if c < LOW]
-    high = [u for c, u in zip(counts, units, strict=True) if c >= HIGH]
+    c = np.asarray(counts, dtype=np.float64)
+    u = np.asarray(units, dtype=np.float64)
+    low, high = u[c < LOW], u[c >= HIGH]
     return Summary(
-        n, rho, z, slope(counts, units),
-        sum(low) / len(low) if low else None,
-        sum(high) / len(high) if high else None,
-        max(units) / min(units) if units and min(units) > 0 else None,
+        n, rho, z, slope(c, u),
+        float(low.mean()) if len(low) else None,
+        float(high.mean()) if len(high) else None,
+        float(u.max() / u.min()) if n and u.min() > 0 else None,
     )
 
 

@@ -1,68 +1,75 @@
 """Small statistics for the analytics: ranks, Spearman's rank correlation, a least-squares
-slope. Floats: these are statistics, never money."""
+slope. Floats (numpy): these are statistics, never money. They run for every spot at
+every round over a whole session, hence vectorised."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
 
-def ranks(values: Sequence[float]) -> list[float]:
+Floats = npt.NDArray[np.float64]
+
+
+def ranks(values: Sequence[float] | Floats) -> Floats:
     """Ranks from 0, ties sharing their mean rank."""
-    order = sorted(range(len(values)), key=values.__getitem__)
-    out = [0.0] * len(values)
-    i, n = 0, len(order)
-    while i < n:
-        j = i
-        while j + 1 < n and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        mean = (i + j) / 2
-        for k in range(i, j + 1):
-            out[order[k]] = mean
-        i = j + 1
+    a = np.asarray(values, dtype=np.float64)
+    n = len(a)
+    order = np.argsort(a, kind="mergesort")
+    ordered = a[order]
+    starts = np.empty(n, dtype=bool)
+    starts[:1] = True
+    starts[1:] = ordered[1:] != ordered[:-1]
+    first = np.flatnonzero(starts)
+    last = np.append(first[1:], n) - 1
+    group = np.cumsum(starts) - 1
+    out = np.empty(n, dtype=np.float64)
+    out[order] = ((first + last) / 2)[group]
     return out
 
 
-def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+def pearson(xs: Sequence[float] | Floats, ys: Sequence[float] | Floats) -> float | None:
     """Pearson's correlation; None when either side does not vary."""
-    n = len(xs)
-    if n < 2:
+    x = np.asarray(xs, dtype=np.float64)
+    y = np.asarray(ys, dtype=np.float64)
+    if len(x) < 2:
         return None
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxy = sxx = syy = 0.0
-    for x, y in zip(xs, ys, strict=True):
-        dx, dy = x - mx, y - my
-        sxy += dx * dy
-        sxx += dx * dx
-        syy += dy * dy
+    dx, dy = x - x.mean(), y - y.mean()
+    sxx, syy = float(dx @ dx), float(dy @ dy)
     if sxx <= 1e-12 or syy <= 1e-12:
         return None
-    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
+    return max(-1.0, min(1.0, float(dx @ dy) / math.sqrt(sxx * syy)))
 
 
-def spearman(xs: Sequence[float], ys: Sequence[float]) -> tuple[float | None, float | None]:
+def spearman(xs: Sequence[float] | Floats,
+             ys: Sequence[float] | Floats) -> tuple[float | None, float | None]:
     """(Spearman's rho with ties, its z-score rho * sqrt(n - 1)).
 
     Under independence the rank correlation has mean 0 and variance exactly
     1 / (n - 1) over the permutations of the data, whatever the bets'
     distribution (ties included): z is a test statistic that a few very large
     bets cannot inflate, unlike Pearson's on the bets themselves."""
+    if len(xs) < 2 or min(ys) == max(ys):
+        return None, None  # bets that never change (a flat bettor): nothing to rank
     rho = pearson(ranks(xs), ranks(ys))
     if rho is None:
         return None, None
     return rho, rho * math.sqrt(len(xs) - 1)
 
 
-def slope(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+def slope(xs: Sequence[float] | Floats, ys: Sequence[float] | Floats) -> float | None:
     """Least-squares slope of ys on xs; None when xs do not vary."""
-    n = len(xs)
-    if n < 2:
+    x = np.asarray(xs, dtype=np.float64)
+    y = np.asarray(ys, dtype=np.float64)
+    if len(x) < 2:
         return None
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
+    dx = x - x.mean()
+    sxx = float(dx @ dx)
     if sxx <= 1e-12:
         return None
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    return float(dx @ (y - y.mean())) / sxx
 
 
 def quantile(sorted_values: Sequence[float], q: float) -> float:

@@ -34,7 +34,7 @@ def test_an_empty_shoe_has_no_true_count() -> None:
 
 
 def test_ranks_share_ties() -> None:
-    assert ranks([3.0, 1.0, 3.0, 2.0]) == [2.5, 0.0, 2.5, 1.0]
+    assert list(ranks([3.0, 1.0, 3.0, 2.0])) == [2.5, 0.0, 2.5, 1.0]
 
 
 def test_a_bet_ramp_is_a_perfect_rank_correlation_and_flat_bets_have_none() -> None:
