@@ -37,7 +37,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--port", type=int, help="embedded broker's TCP port (1883)")
     parser.add_argument("--ws-port", type=int, help="embedded broker's WebSockets port (9001)")
     parser.add_argument(
-        "--cheat-rate", type=float,
+        "--cheat-rate",
+        type=float,
         help="share of rounds with a cheating player (past-posting or pinching; 0 to 1)",
     )
     parser.add_argument(
@@ -93,10 +94,15 @@ def configure(args: argparse.Namespace) -> Any:
         table={"id": args.table, "rules": args.rules, "boxes": args.boxes},
         state={"dir": args.state_dir, "fsync": False if args.no_fsync else None},
         mqtt=mqtt,
-        sim={"seed": args.seed, "rounds": args.rounds, "speed": speed,
-             "cheat_rate": args.cheat_rate, "players": _players(args.player, base),
-             "payouts": True if args.payouts else None,
-             "payout_error_rate": args.payout_error_rate},
+        sim={
+            "seed": args.seed,
+            "rounds": args.rounds,
+            "speed": speed,
+            "cheat_rate": args.cheat_rate,
+            "players": _players(args.player, base),
+            "payouts": True if args.payouts else None,
+            "payout_error_rate": args.payout_error_rate,
+        },
         log={"level": args.log_level},
     )
 
