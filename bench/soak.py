@@ -89,10 +89,28 @@ def soak(rounds: int, rules: str, fsync: bool, every: float, workdir: Path) -> l
     broker = Broker(workdir)
     display = Display(broker.port, "soak")
     command = [
-        sys.executable, "-m", "controller", "sim", "--no-view", "--speed", "max",
-        "--rounds", str(rounds), "--seed", "1", "--table", "soak", "--rules", rules,
-        "--broker", f"mqtt://127.0.0.1:{broker.port}", "--state-dir", str(workdir / "state"),
-        "--log-level", "error", *([] if fsync else ["--no-fsync"]),
+        sys.executable,
+        "-m",
+        "controller",
+        "sim",
+        "--no-view",
+        "--speed",
+        "max",
+        "--rounds",
+        str(rounds),
+        "--seed",
+        "1",
+        "--table",
+        "soak",
+        "--rules",
+        rules,
+        "--broker",
+        f"mqtt://127.0.0.1:{broker.port}",
+        "--state-dir",
+        str(workdir / "state"),
+        "--log-level",
+        "error",
+        *([] if fsync else ["--no-fsync"]),
     ]
     samples: list[Sample] = []
     started = time.monotonic()
@@ -100,8 +118,14 @@ def soak(rounds: int, rules: str, fsync: bool, every: float, workdir: Path) -> l
     try:
         while proc.poll() is None:
             try:
-                samples.append(Sample(time.monotonic() - started, display.round,
-                                      rss_kb(proc.pid), open_fds(proc.pid)))
+                samples.append(
+                    Sample(
+                        time.monotonic() - started,
+                        display.round,
+                        rss_kb(proc.pid),
+                        open_fds(proc.pid),
+                    )
+                )
             except (FileNotFoundError, ProcessLookupError):
                 break  # it just exited
             time.sleep(every)

@@ -153,13 +153,18 @@ def _verify(db: sqlite3.Connection, verdict: Verdict) -> Verdict:
             verdict.clock_backwards += 1
         gap = row.seq != last_seq + 1
         if gap:
-            missing = f"{last_seq + 1}" if row.seq == last_seq + 2 else (
-                f"{last_seq + 1} to {row.seq - 1}")
-            verdict.problems.append(Problem(
-                last_seq + 1,
-                f"missing: record(s) {missing} removed from the journal "
-                f"(seq {row.seq} follows seq {last_seq})",
-            ))
+            missing = (
+                f"{last_seq + 1}"
+                if row.seq == last_seq + 2
+                else (f"{last_seq + 1} to {row.seq - 1}")
+            )
+            verdict.problems.append(
+                Problem(
+                    last_seq + 1,
+                    f"missing: record(s) {missing} removed from the journal "
+                    f"(seq {row.seq} follows seq {last_seq})",
+                )
+            )
         expected = row.links(previous)
         stored = row.digest
         if stored == expected:
@@ -174,9 +179,7 @@ def _verify(db: sqlite3.Connection, verdict: Verdict) -> Verdict:
                 verdict.problems.append(shift.problem())
                 shift = None
             broken += 1
-            cause, previous, offset = _diagnose(
-                db, row, expected, following, broken <= EXPLAINED
-            )
+            cause, previous, offset = _diagnose(db, row, expected, following, broken <= EXPLAINED)
             if offset is not None:
                 shift = _Shift(row.seq, row.seq, offset)
             else:
@@ -278,36 +281,45 @@ def _check_end(
         seq_text, _, digest = head.partition(":")
         head_seq = int(seq_text) if seq_text.isdigit() else -1
         if head_seq > last_seq:
-            verdict.problems.append(Problem(
-                last_seq + 1,
-                f"missing at the end: the table wrote up to seq {head_seq}, the journal "
-                f"ends at seq {last_seq}: records removed",
-            ))
+            verdict.problems.append(
+                Problem(
+                    last_seq + 1,
+                    f"missing at the end: the table wrote up to seq {head_seq}, the journal "
+                    f"ends at seq {last_seq}: records removed",
+                )
+            )
         elif head_seq < last_seq:
-            verdict.problems.append(Problem(
-                head_seq + 1,
-                f"seq {head_seq + 1} to {last_seq} were added after the table's last write "
-                f"(it wrote up to seq {head_seq})",
-            ))
+            verdict.problems.append(
+                Problem(
+                    head_seq + 1,
+                    f"seq {head_seq + 1} to {last_seq} were added after the table's last write "
+                    f"(it wrote up to seq {head_seq})",
+                )
+            )
         elif last is not None and digest != last.hash:
-            verdict.problems.append(Problem(
-                last_seq, "the last record is not the one the table wrote last (head differs)"
-            ))
+            verdict.problems.append(
+                Problem(
+                    last_seq, "the last record is not the one the table wrote last (head differs)"
+                )
+            )
     outboxed = int(meta.get("outboxed", "0") or 0)
     row = db.execute("SELECT max(source) FROM outbox").fetchone()
     source = max(outboxed, row[0] or 0) if row else outboxed
     if source > last_seq and not (head and int(head.partition(":")[0] or 0) > last_seq):
-        verdict.problems.append(Problem(
-            last_seq + 1,
-            f"missing at the end: the outbox holds messages made from seq {source}, the "
-            f"journal ends at seq {last_seq}: records removed",
-        ))
+        verdict.problems.append(
+            Problem(
+                last_seq + 1,
+                f"missing at the end: the outbox holds messages made from seq {source}, the "
+                f"journal ends at seq {last_seq}: records removed",
+            )
+        )
 
 
 def report(verdict: Verdict, limit: int = 50) -> str:
     span = (
         f"{verdict.records:,} records (seq {verdict.first} to {verdict.last})"
-        if verdict.records else "no records"
+        if verdict.records
+        else "no records"
     )
     lines = []
     if verdict.intact:
@@ -365,9 +377,13 @@ def replay(state_dir: Path, full: bool = False) -> list[tuple[str, dict[str, Any
             copy.close()
             source.close()
         config = override(
-            Config(), str(state_dir),
-            table={"id": meta.get("table"), "rules": meta.get("rules"),
-                   "boxes": int(meta["boxes"]) if meta.get("boxes") else None},
+            Config(),
+            str(state_dir),
+            table={
+                "id": meta.get("table"),
+                "rules": meta.get("rules"),
+                "boxes": int(meta["boxes"]) if meta.get("boxes") else None,
+            },
             state={"dir": Path(tmp), "fsync": False},
         )
         idle = _Idle()

@@ -131,7 +131,8 @@ def parse(name: str, payload: bytes) -> Request | Refusal:
     """A request from the broker: typed, or refused with the reason (nothing changed)."""
     if len(payload) > MAX_BYTES:
         return Refusal(
-            name=name, transaction=None,
+            name=name,
+            transaction=None,
             error=f"the request is {len(payload)} bytes; a command is at most {MAX_BYTES}",
         )
     try:
@@ -140,7 +141,8 @@ def parse(name: str, payload: bytes) -> Request | Refusal:
         return Refusal(name=name, transaction=None, error=f"not JSON: {exc}")
     if not isinstance(data, dict):
         return Refusal(
-            name=name, transaction=None,
+            name=name,
+            transaction=None,
             error=f"a command is a JSON object, not {_json_type(data)}",
         )
     transaction = data.get("transaction")
@@ -148,7 +150,8 @@ def parse(name: str, payload: bytes) -> Request | Refusal:
         transaction = None  # echo only what could be the console's own id
     if not known(name):
         return Refusal(
-            name=name, transaction=transaction,
+            name=name,
+            transaction=transaction,
             error=f"unknown command {name!r}: the table takes {', '.join(NAMES)}",
         )
     return validate(name, data, transaction)

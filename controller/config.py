@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -100,6 +101,22 @@ class MqttSection(Section):
         return value
 
 
+class SurveillanceSection(Section):
+    """The analytics on surveillance/... (docs/surveillance.md); published only with
+    [mqtt] surveillance = true."""
+
+    # advantage_play: a spot's bets follow the true count with this z (rank correlation
+    # times sqrt(rounds - 1)) after at least count_min_rounds rounds.
+    count_z: Annotated[float, Field(ge=2.0, le=20.0)] = 3.5
+    count_min_rounds: Annotated[int, Field(ge=3, le=1000)] = 10
+    # A spot empty this many rounds in a row: the next stake starts a new session.
+    session_gap_rounds: Annotated[int, Field(ge=1, le=1000)] = 10
+    metrics_every_s: Annotated[float, Field(ge=1.0, le=3600.0)] = 60.0
+    metrics_window_s: Annotated[float, Field(ge=60.0, le=86400.0)] = 3600.0
+    # A payout within this of stake + result is right (sensors that read to the chip: 0).
+    payout_tolerance: Annotated[Decimal, Field(strict=False, ge=0)] = Decimal(0)
+
+
 class CardsSection(Section):
     min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.9
     # No frame from the shoe camera for this long: an alert, cards are keyed in, and the
@@ -115,6 +132,22 @@ class SimSection(Section):
     mistake_rate: Annotated[float, Field(ge=0.0, le=0.5)] = 0.03
     # A cheating player now and then: past-posting or pinching while another box plays.
     cheat_rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
+    # Who sits where, by box ("3" = "counter-8"): Hi-Lo counters ("counter-8", "counter-12":
+    # stakes spread 1-8 / 1-12 table minimums by true count; "classic-8": the minimum until
+    # +1), or "flat" bettors; the other boxes bet at random (sim/counters.py).
+    players: dict[str, Literal["counter-8", "counter-12", "classic-8", "flat"]] = {}
+    # After each round the dealer pays and collects on the bet sensors...
+    payouts: bool = False
+    # ... and gets this share of the spots wrong (overpays, underpays, leaves a loser's chips).
+    payout_error_rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
+
+    @field_validator("players")
+    @classmethod
+    def _players(cls, value: dict[str, str]) -> dict[str, str]:
+        for box in value:
+            if not (box.isdigit() and 1 <= int(box) <= 9):
+                raise ValueError(f"{box!r} is not a box number (1 to 9)")
+        return value
 
     @field_validator("speed")
     @classmethod
@@ -138,6 +171,7 @@ class Config(Section):
     state: StateSection = StateSection()
     mqtt: MqttSection = MqttSection()
     cards: CardsSection = CardsSection()
+    surveillance: SurveillanceSection = SurveillanceSection()
     sim: SimSection = SimSection()
     view: ViewSection = ViewSection()
     log: LogSection = LogSection()

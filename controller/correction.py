@@ -189,9 +189,7 @@ class Correction:
         cards, down = self._hand(r, box, hand)
         where = "the dealer's" if box == 0 else f"box {box} hand {hand}'s"
         if position >= len(cards):
-            raise Refused(
-                f"{where} hand has {len(cards)} card(s): positions 0 to {len(cards) - 1}"
-            )
+            raise Refused(f"{where} hand has {len(cards)} card(s): positions 0 to {len(cards) - 1}")
         if down[position]:
             raise Refused(
                 f"{where} card at position {position} is still face down: it can be "
@@ -232,14 +230,17 @@ class Correction:
         if last is not None:
             shapes = zip(map(_shape, base[last].ops), map(_shape, new[last].ops), strict=False)
             differ = next((k for k, (x, y) in enumerate(shapes) if x != y), None)
-            common = differ if differ is not None else min(
-                len(base[last].ops), len(new[last].ops)
-            )
+            common = differ if differ is not None else min(len(base[last].ops), len(new[last].ops))
         return Corrected(
-            table, intake, origin, overrides,
-            base[last].seq if last is not None else None, common,
+            table,
+            intake,
+            origin,
+            overrides,
+            base[last].seq if last is not None else None,
+            common,
             new[last].ops[common:] if last is not None else [],
-            hand_view(self.table, box, hand), hand_view(table, box, hand),
+            hand_view(self.table, box, hand),
+            hand_view(table, box, hand),
         )
 
     def face_down(self, box: int, hand: int, position: int) -> bool:
@@ -279,9 +280,7 @@ class Correction:
                         hidden.add(held[b.number, h.number][i])
         return hidden
 
-    def _compare(
-        self, b: Step, n: Step, origin: int, change: str, hidden: set[int]
-    ) -> None:
+    def _compare(self, b: Step, n: Step, origin: int, change: str, hidden: set[int]) -> None:
         """Does record `b` (before) still mean and do the same as `n` (corrected)?"""
         asked = b.event if b.seq != origin or b.event is None else {**b.event, "card": None}
         now = n.event if n.seq != origin or n.event is None else {**n.event, "card": None}

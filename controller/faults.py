@@ -74,11 +74,13 @@ class CameraWatch:
         age = self.camera.frame_age()
         if age > self.stale_after and not self.stale:
             self.stale = True
-            self.put(SensorFault(
-                "camera",
-                f"no frame for {age:.1f} s (limit {self.stale_after:g} s): the shoe camera "
-                "has stopped; key the cards in on the panel",
-            ))
+            self.put(
+                SensorFault(
+                    "camera",
+                    f"no frame for {age:.1f} s (limit {self.stale_after:g} s): the shoe camera "
+                    "has stopped; key the cards in on the panel",
+                )
+            )
         elif age <= self.stale_after and self.stale:
             self.stale = False
             log.info("camera: frames again")

@@ -11,11 +11,13 @@ in play): the engine still decides what is legal, and refuses the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from controller.bet_desk import BetDesk, describe
 from controller.engine import Table, ops, parse_card
 from controller.engine.errors import UnknownCard
+from controller.engine.events import Bet
 from controller.engine.money import fmt
 from controller.engine.round import DEAL, HOLE, PLAYERS
 from drivers.interfaces import BetSeen, CardRead, DriverEvent, PanelPress, SensorFault
@@ -140,7 +142,21 @@ class Intake:
         held = self.table.bets.get(seen.box, {}).get(player)
         if held == seen.amount or (held is None and seen.amount == 0):
             return None  # the spot shows the bet the table already holds: nothing to do
+        if self._payout_on_spot(seen.box, player, seen.amount):
+            return None
         return Ask({"type": "bet", "box": seen.box, "player": player, "amount": amount})
+
+    def _payout_on_spot(self, box: int, player: str, amount: Decimal) -> bool:
+        """After a settlement the dealer pays on the spots that played: chips the rules
+        would refuse as a bet there (3:2 on an odd stake, a win past the table maximum) are
+        that payout, not a refused bet. The player takes the winnings before the next close;
+        chips still there at the close are raised by the bet watch then (late_bet)."""
+        r = self.table.round
+        if r is None or not r.over:
+            return False
+        if not any(b.number == box and player in b.stakes for b in r.boxes):
+            return False
+        return not self.table.can(Bet(box, player, amount))
 
     def observe(self, operations: list[ops.Operation]) -> list[Raise]:
         """What the engine just did, for the bet watch: the alerts it raises."""

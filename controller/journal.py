@@ -110,9 +110,7 @@ class Store:
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         self._open_format()
         self._checkpointer = _Checkpointer(self.path)
-        row = self.db.execute(
-            "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"
-        ).fetchone()
+        row = self.db.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
         self.last_seq: int = row[0] if row else 0
         self.last_hash: bytes = bytes.fromhex(row[1]) if row else GENESIS
 

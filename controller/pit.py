@@ -94,10 +94,14 @@ class PitDesk:
         if self.s.halted is not None:
             # Held input is applied once the journal works again; a command held that long
             # would act on a table its sender no longer sees: refuse it, changing nothing.
-            self._now(self._response(
-                name, parsed.transaction, False,
-                error=f"the table is stopped ({self.s.halted}): send it again once it runs",
-            ))
+            self._now(
+                self._response(
+                    name,
+                    parsed.transaction,
+                    False,
+                    error=f"the table is stopped ({self.s.halted}): send it again once it runs",
+                )
+            )
             return None
         return PitCommand(name, commands.fields(parsed), at)
 
@@ -106,7 +110,10 @@ class PitDesk:
 
     def _response(self, name: str, transaction: Any, ok: bool, **fields: Any) -> Message:
         body = wire.response(
-            transaction, ok, command=name, table=self.s.table_id,
+            transaction,
+            ok,
+            command=name,
+            table=self.s.table_id,
             **{k: v for k, v in fields.items() if v is not None},
         )
         return Message(f"cmd/{name}/response", wire.dumps(body))
@@ -118,7 +125,9 @@ class PitDesk:
         if seen[0] == _key(name, request):
             return seen[1]
         return self._response(
-            name, request.transaction, False,
+            name,
+            request.transaction,
+            False,
             error=f"transaction {request.transaction!r} was already used for another request: "
             "use a new transaction id",
         )
@@ -144,16 +153,30 @@ class PitDesk:
         command = commands.canonical(name)
         done = HANDLERS[command](self, seq, parsed)
         if not done.ok:
-            log.warning("pit command refused by the table",
-                        extra={"command": command, "why": done.error})
+            log.warning(
+                "pit command refused by the table", extra={"command": command, "why": done.error}
+            )
         audit = self.s.stream.event(
-            wire.audit(command, parsed, record.at, done.ok, done.error, done.before, done.after,
-                       done.round, done.withheld),
+            wire.audit(
+                command,
+                parsed,
+                record.at,
+                done.ok,
+                done.error,
+                done.before,
+                done.after,
+                done.round,
+                done.withheld,
+            ),
             seq,
         )
         answer = self._response(
-            name, parsed.transaction, done.ok and done.unserved is None,
-            error=done.error or done.unserved, audit_seq=audit.eseq, **done.answer,
+            name,
+            parsed.transaction,
+            done.ok and done.unserved is None,
+            error=done.error or done.unserved,
+            audit_seq=audit.eseq,
+            **done.answer,
         )
         self._remember(name, parsed, answer)
         return [*done.messages, audit, answer]
@@ -209,7 +232,11 @@ def void_round(desk: PitDesk, seq: int, req: Request) -> Done:
     before = {"round": r.number, "phase": r.phase.value}
     messages = s.apply_event(seq, {"type": "void", "reason": req.reason})
     return Done(
-        True, number, answer={"round": r.number}, messages=messages, before=before,
+        True,
+        number,
+        answer={"round": r.number},
+        messages=messages,
+        before=before,
         after={"round": r.number, "phase": r.phase.value},
     )
 
@@ -224,8 +251,9 @@ def new_shoe(desk: PitDesk, seq: int, req: Request) -> Done:
     before = desk.shoe()
     messages = s.apply_event(seq, {"type": "shoe"})
     after = desk.shoe()
-    return Done(True, number, answer={"shoe": after["shoe"]}, messages=messages,
-                before=before, after=after)
+    return Done(
+        True, number, answer={"shoe": after["shoe"]}, messages=messages, before=before, after=after
+    )
 
 
 def set_limits(desk: PitDesk, seq: int, req: Request) -> Done:
@@ -242,21 +270,26 @@ def set_limits(desk: PitDesk, seq: int, req: Request) -> Done:
     event = s.stream.event({"type": "limits_set", "round": number, **after, "was": before}, seq)
     if desk.live:
         s.refresh_info()  # `info` carries the limits too
-    return Done(True, number, answer={"limits": after}, messages=[event],
-                before=before, after=after)
+    return Done(
+        True, number, answer={"limits": after}, messages=[event], before=before, after=after
+    )
 
 
 def _limits_refusal(desk: PitDesk, low: Decimal, high: Decimal) -> str | None:
     t = desk.s.table
     if t.phase is not Phase.BETTING:
-        return (f"cannot change the limits now: round {t.rounds} is in {t.phase.value}; "
-                "the limits change between rounds")
+        return (
+            f"cannot change the limits now: round {t.rounds} is in {t.phase.value}; "
+            "the limits change between rounds"
+        )
     if low > high:
         return f"min {fmt(low)} is above max {fmt(high)}"
     step = t.p.bet_multiple
     if low % step or high % step:
-        return (f"the limits must be multiples of {fmt(step)} ({t.p.name} takes bets in "
-                f"multiples of it): min {fmt(low)}, max {fmt(high)}")
+        return (
+            f"the limits must be multiples of {fmt(step)} ({t.p.name} takes bets in "
+            f"multiples of it): min {fmt(low)}, max {fmt(high)}"
+        )
     outside = []
     for box, stakes in sorted(t.bets.items()):
         for player, amount in stakes.items():
@@ -266,8 +299,11 @@ def _limits_refusal(desk: PitDesk, low: Decimal, high: Decimal) -> str | None:
         if total > high:
             outside.append(f"box {box} holds {fmt(total)}, over {fmt(high)}")
     if outside:
-        return ("bets on the layout are outside the new limits (" + "; ".join(outside)
-                + "): they change first")
+        return (
+            "bets on the layout are outside the new limits ("
+            + "; ".join(outside)
+            + "): they change first"
+        )
     return None
 
 
@@ -278,11 +314,16 @@ def correct_card(desk: PitDesk, seq: int, req: Request) -> Done:
     r = s.table.round
     if r is None or r.over:
         over = f"round {s.table.rounds} is over" if s.table.rounds else "no round yet"
-        return Done(False, number, f"no round is in play ({over}): only the round in play "
-                    "is corrected")
+        return Done(
+            False, number, f"no round is in play ({over}): only the round in play is corrected"
+        )
     if start is None or start.round is not r:
-        return Done(False, number, "the round in play began too long before the last restart "
-                    "to be derived again: void it instead")
+        return Done(
+            False,
+            number,
+            "the round in play began too long before the last restart "
+            "to be derived again: void it instead",
+        )
     records = [(n, decode(data)) for n, data in s.store.records(start.seq + 1, seq - 1)]
     correction = Correction(s.table, start, records)
     withheld = ("was", "card") if correction.face_down(req.box, req.hand, req.position) else ()
@@ -296,24 +337,34 @@ def correct_card(desk: PitDesk, seq: int, req: Request) -> Done:
     superseded: list[int] = []
     if fixed.last is not None:
         made = start.trace.get(fixed.last, [])
-        superseded = made[fixed.common:]
+        superseded = made[fixed.common :]
     event = s.stream.event(
         {
-            "type": "card_corrected", "round": req.round, "box": req.box, "hand": req.hand,
-            "position": req.position, "was": req.was, "card": req.card,
-            "record": fixed.origin, "superseded": superseded,
+            "type": "card_corrected",
+            "round": req.round,
+            "box": req.box,
+            "hand": req.hand,
+            "position": req.position,
+            "was": req.was,
+            "card": req.card,
+            "record": fixed.origin,
+            "superseded": superseded,
         },
         seq,
     )
     follow = s.stream.messages(fixed.new_ops, s.table, seq)
     if fixed.last is not None:
         start.trace[fixed.last] = [
-            *start.trace.get(fixed.last, [])[:fixed.common],
+            *start.trace.get(fixed.last, [])[: fixed.common],
             *(m.eseq for m in follow if m.eseq is not None),
         ]
     return Done(
-        True, number, answer={"round": req.round, "superseded": superseded},
-        messages=[event, *follow], before=fixed.before, after=fixed.after,
+        True,
+        number,
+        answer={"round": req.round, "superseded": superseded},
+        messages=[event, *follow],
+        before=fixed.before,
+        after=fixed.after,
     )
 
 
@@ -331,9 +382,14 @@ def republish(desk: PitDesk, seq: int, req: Request) -> Done:
         oldest = s.store.oldest_event()
         row = s.store.row_of_event(first)
         if row is None or oldest is None or first < oldest:
-            return Done(True, number, answer=answer, unserved=(
-                f"from_seq {first} is no longer kept (the oldest is {oldest}): read `state`"
-            ))
+            return Done(
+                True,
+                number,
+                answer=answer,
+                unserved=(
+                    f"from_seq {first} is no longer kept (the oldest is {oldest}): read `state`"
+                ),
+            )
         s.pump.resend_from(row)
     else:
         s.pump.resend_from(s.store.last_id() + 1)

@@ -42,6 +42,8 @@ from controller.mqtt_link import Acked, Command, Connected, Disconnected, LinkEv
 from controller.outbox import Pump
 from controller.pit import PitDesk
 from controller.records import PitCommand, Record, decode, encode
+from controller.surveillance import Out, Settings, Surveillance
+from controller.surveillance.edges import edge_for
 from controller.watchdog import Notifier, Watchdog
 from drivers.interfaces import BetSeen, CardRead, DriverEvent, DriverSet, PanelPress, SensorFault
 
@@ -118,6 +120,9 @@ class Service:
         self._retry_at = 0.0
         self.clock_watch = ClockWatch(self.store.last_at())
         self.camera: CameraWatch | None = None
+        # Analytics for surveillance/... topics: only where they may be published.
+        self.surveillance = self._surveillance_desk() if config.mqtt.surveillance else None
+        self._live = False  # records replayed at start carry no time
         self.pending: list[tuple[int, Message]] = []
         self.devices: list[dict[str, Any]] | None = None  # the drivers' health, for `status`
         self.changed = True
@@ -181,6 +186,7 @@ class Service:
             count += 1
         self.desk.live = True
         self.view.seq = self.stream.seq
+        self._live = True
         if count:
             r = self.table.round
             log.info(
@@ -203,12 +209,16 @@ class Service:
     def _translate(self, seq: int, record: Record) -> list[Message]:
         if isinstance(record, PitCommand):
             return self.desk.process(seq, record)
+        watched: list[Message] = []
+        if self.surveillance is not None and isinstance(record, BetSeen):
+            watched = self._watched(self.surveillance.bet_seen(record, seq))
         intent = self.intake.translate(record)
         if isinstance(intent, Raise):
-            return [self._alert(seq, intent.kind, intent.message, intent.box, **intent.extra)]
+            alert = self._alert(seq, intent.kind, intent.message, intent.box, **intent.extra)
+            return [alert, *watched]
         if intent is None:
-            return []
-        return self._apply(seq, intent.event)
+            return watched
+        return [*self._apply(seq, intent.event), *watched]
 
     def apply_event(self, seq: int, event: dict[str, Any]) -> list[Message]:
         """A pit command's engine event, applied like a driver's (controller.pit)."""
@@ -223,20 +233,26 @@ class Service:
         self.changed = True
 
     def _apply(self, seq: int, event: dict[str, Any]) -> list[Message]:
+        surveillance = self.surveillance
+        if surveillance is not None:
+            surveillance.before()
         try:
             operations = self.table.apply(parse_event(event))
         except TableError as exc:
             foreign = isinstance(exc, ShoeError) and event["type"] in ("card", "burn")
+            card = str(event.get("card", ""))  # before a hidden one is blanked below
             message = str(exc)
             if event["type"] in ("card", "burn") and next_card_hidden(self.table):
                 # A display reads alerts: the face of a card meant to go face down (or to
                 # be burned) stays in the journal. The refusal left the table as it was, so
                 # the table still says where the card was going.
-                message = "the shoe gave a card the table cannot take face down here: " + (
-                    "a card the shoe cannot hold (a foreign card?)" if foreign else "refused"
-                ) + "; the supervisor checks it against the journal"
+                message = (
+                    "the shoe gave a card the table cannot take face down here: "
+                    + ("a card the shoe cannot hold (a foreign card?)" if foreign else "refused")
+                    + "; the supervisor checks it against the journal"
+                )
                 event = {**event, "card": None}
-            return [
+            refused = [
                 self._alert(
                     seq,
                     "foreign_card" if foreign else "refused",
@@ -245,6 +261,9 @@ class Service:
                     event=event,
                 )
             ]
+            if foreign and surveillance is not None:
+                refused += self._watched(surveillance.foreign_card(card, seq))
+            return refused
         for op in operations:
             if isinstance(op, ops.ShoeStarted):
                 self.view.shoes += 1
@@ -254,6 +273,9 @@ class Service:
             messages.append(
                 self._alert(seq, found.kind, found.message, found.box, key=key, **found.extra)
             )
+        if surveillance is not None:
+            now = time.monotonic() if self._live else None
+            messages += self._watched(surveillance.applied(operations, seq, now))
         return messages
 
     def _alert(
@@ -300,6 +322,8 @@ class Service:
         self.running = True
         self.start()
         self.every(60.0, self._prune)
+        if self.surveillance is not None:
+            self.every(self.config.surveillance.metrics_every_s, self._metrics)
         self.watchdog.watch("outbox", max_age=20.0)
         cards = self.drivers.cards
         if isinstance(cards, FrameClock):
@@ -402,8 +426,10 @@ class Service:
         self.halted = self.view.halted = why
         self._halted_at = time.monotonic()
         self._retry_at = self._halted_at + RETRY
-        log.error("the table stops taking input: %s; it resumes by itself when the disk "
-                  "has room again", why)
+        log.error(
+            "the table stops taking input: %s; it resumes by itself when the disk has room again",
+            why,
+        )
         self.watchdog.status(f"HALTED, taking no input: {why}")
         self.pump.set_slot(wire.STATUS, self._status())
         self.changed = True
@@ -426,8 +452,10 @@ class Service:
             self._halted_at = time.monotonic() - waited  # the same outage goes on
             return
         self.view.halted = None
-        log.warning("the journal commits again: the table takes input",
-                    extra={"held": len(held), "seconds": round(waited, 1)})
+        log.warning(
+            "the journal commits again: the table takes input",
+            extra={"held": len(held), "seconds": round(waited, 1)},
+        )
         self.watchdog.status(f"table {self.table_id}: taking input again")
         self.pump.set_slot(wire.STATUS, self._status())
 
@@ -528,6 +556,33 @@ class Service:
         if self.config.mqtt.surveillance:
             full = wire.surveillance_state(self.table, self.table_id, seq)
             self.pump.set_slot(wire.SURVEILLANCE_STATE, wire.dumps(full))
+        if self.surveillance is not None:
+            for topic, payload in self.surveillance.snapshots():
+                self.pump.set_slot(topic, wire.dumps(payload))
+
+    # ---------------------------------------------------------- surveillance
+    def _surveillance_desk(self) -> Surveillance:
+        s = self.config.surveillance
+        settings = Settings(
+            s.count_z,
+            s.count_min_rounds,
+            s.session_gap_rounds,
+            s.metrics_window_s,
+            s.payout_tolerance,
+        )
+        return Surveillance(self.table, self.table_id, settings, edge_for(self.table.p))
+
+    def _watched(self, found: list[Out]) -> list[Message]:
+        """The desk's stream messages (its retained topics are slots, `_set_slots`)."""
+        return [Message(topic, wire.dumps(payload)) for topic, payload in found]
+
+    def _metrics(self) -> float:
+        assert self.surveillance is not None
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        topic, payload = self.surveillance.metrics(time.monotonic(), at)
+        self.pending.append((0, Message(topic, wire.dumps(payload))))
+        self._flush()
+        return self.config.surveillance.metrics_every_s
 
     def _prune(self) -> float:
         try:
@@ -561,8 +616,11 @@ class Service:
         if self.held:
             # Stopped while the journal could not commit: these were never applied. The
             # log is the last place that may still take them.
-            log.error("stopping with input never journaled (the journal could not commit): "
-                      "%d record(s), listed here", len(self.held))
+            log.error(
+                "stopping with input never journaled (the journal could not commit): "
+                "%d record(s), listed here",
+                len(self.held),
+            )
             for record in self.held:
                 log.error("not journaled: %s", json.dumps(encode(record)))
         try:

@@ -30,6 +30,8 @@ from controller.engine.cards import VALUE
 from controller.engine.round import Phase, Round
 from controller.intake import player_at
 from controller.service import TableView
+from controller.surveillance.payouts import dues
+from sim import counters
 from sim.strategy import Strategy
 from sim.twins import VirtualBetSensors, VirtualCardSource, VirtualPanel
 
@@ -55,6 +57,9 @@ class SimTable:
         mistake_rate: float = 0.03,
         on_done: Callable[[], None] | None = None,
         cheat_rate: float = 0.0,
+        players: dict[int, str] | None = None,
+        payouts: bool = False,
+        payout_error_rate: float = 0.0,
     ) -> None:
         self.view = view
         self.cards = cards
@@ -70,7 +75,16 @@ class SimTable:
         self.cheat_rate = cheat_rate
         # Every chip move a cheating player made: (round, "late_bet"|"pinched_bet", box, amount).
         self.cheats: list[tuple[int, str, int, Decimal]] = []
-        self._last: tuple[int, bool] = (-1, False)
+        # Boxes whose holder bets by a rule (sim.counters): box -> kind.
+        self.players = dict(players or {})
+        # The dealer pays and collects on the sensors after each round (sim.counters'
+        # neighbour: `_settle_spots`), wrong on this share of the spots.
+        self.payouts = payouts or payout_error_rate > 0
+        self.payout_error_rate = payout_error_rate
+        # Every payout the dealer got wrong: (round, box, spot, what, difference).
+        self.payout_errors: list[tuple[int, int, int, str, Decimal]] = []
+        self._paid = -1  # the last round whose payouts the dealer made
+        self._last: tuple[object, ...] = ()
         self._idle = 0
 
     # ------------------------------------------------------------ randomness
@@ -86,7 +100,8 @@ class SimTable:
         v = self.view
         if v.halted is not None:
             return 0.5  # the table takes no input now (its journal cannot commit): wait
-        progress = (v.seq, v.awaiting_key)
+        # Chips the dealer moves after a round may change no bet: they are progress too.
+        progress = (v.seq, v.awaiting_key, tuple(v.intake.bets.watch.sensed.items()))
         self._idle = self._idle + 1 if progress == self._last else 0
         self._last = progress
         if self._idle > STUCK:
@@ -132,6 +147,12 @@ class SimTable:
             if self.on_done is not None:
                 self.on_done()
             return None
+        if self.payouts and self._paid != t.rounds:
+            if self._settle_spots():
+                return self._pace("bet")
+            # The dealer's one memory: this round is settled, the players' chips are
+            # theirs (after a restart the dealer looks once more, and finds it settled).
+            self._paid = t.rounds
         if self.view.shoes == 0 or t.shoe.cut_reached:
             self.panel.press("new_shoe")
             return self._pace("shoe")
@@ -151,6 +172,44 @@ class SimTable:
             self._tidy(skip={(box, spot) for box, spot, _ in moves})
             self.panel.press("close_bets")
         return self._pace("bet")
+
+    def _settle_spots(self) -> bool:
+        """The round is settled: the dealer pays the winners and collects the losers on
+        their spots (spots whose sensor shows the whole stake; split chips lie beside the
+        spot and are settled there), before the players touch their chips. False when
+        there is nothing (more) to do. The dealer's mistakes are fixed by the seed: a
+        winner overpaid or underpaid, a loser's chips left on the spot, a surrendered
+        hand's other half taken too."""
+        r = self.view.table.round
+        if r is None or r.outcome is None:
+            return False
+        shown = self.view.intake.bets.watch.sensed
+        unit = self.profile.table_min
+        moves: list[tuple[int, int, Decimal, str, Decimal]] = []
+        for (box, spot), due in sorted(dues(r.outcome).items()):
+            if shown.get((box, spot)) != due.stake or due.expected == due.stake:
+                continue  # nothing to do, or not on the sensor, or done already
+            amount, what = due.expected, ""
+            if self.chance(r.number, "payout", box, spot) < self.payout_error_rate:
+                how = self.chance(r.number, "payout how", box, spot)
+                if due.net > 0:
+                    amount += unit if how < 0.5 else -due.net / 2
+                    what = "overpaid" if how < 0.5 else "underpaid"
+                elif due.expected > 0 and how < 0.5:
+                    amount, what = Decimal(0), "collected_wrong"
+                else:
+                    error = (r.number, box, spot, "not_collected", due.stake - due.expected)
+                    if error not in self.payout_errors:
+                        self.payout_errors.append(error)
+                    continue  # the loser's chips stay where they are
+            moves.append((box, spot, amount, what, due.expected))
+        if self.speed is not None:
+            moves = moves[:1]  # the dealer settles one spot at a time, at a watchable pace
+        for box, spot, amount, what, expected in moves:
+            if what:
+                self.payout_errors.append((r.number, box, spot, what, amount - expected))
+            self.sensors.place(box, spot, amount)
+        return bool(moves)
 
     def _tidy(self, skip: set[tuple[int, int]] | None = None) -> bool:
         """Before the close, the spots show exactly the bets: players take their winnings
@@ -190,10 +249,11 @@ class SimTable:
         p = self.profile
         rng = random.Random(f"{self.seed}:round:{number}:bets")
         carried = self._carried()
-        boxes = [b for b in range(1, t.boxes + 1) if rng.random() < 0.75]
+        seated = {b: kind for b, kind in self.players.items() if b <= t.boxes}
+        boxes = [b for b in range(1, t.boxes + 1) if rng.random() < 0.75 or b in seated]
         need = max(1, p.min_boxes)
         if len(boxes) < need:
-            boxes = sorted(rng.sample(range(1, t.boxes + 1), need))
+            boxes = sorted(set(rng.sample(range(1, t.boxes + 1), need)) | set(seated))
         behind = max(1, p.max_players_per_box or 3) - 1 if p.bets_behind else 0
         target: dict[tuple[int, str], Decimal] = {}
         for box in boxes:
@@ -204,6 +264,8 @@ class SimTable:
                     continue
                 kept = carried.get((box, player))
                 amount = kept if kept is not None and rng.random() < 0.8 else self._stake(rng)
+                if spot == 0 and box in seated:
+                    amount = counters.stake(seated[box], t, self.view.shoes > 0)
                 if total + amount > t.table_max:
                     break
                 target[box, player] = amount

@@ -66,6 +66,9 @@ def build(config: Config, offline: bool = False) -> SimRun:
         sim.mistake_rate,
         on_done=done,
         cheat_rate=sim.cheat_rate,
+        players={int(box): kind for box, kind in sim.players.items()},
+        payouts=sim.payouts,
+        payout_error_rate=sim.payout_error_rate,
     )
     service.every(0.0, bots.step)
     return SimRun(service, bots, broker)

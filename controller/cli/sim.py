@@ -41,6 +41,24 @@ def register(subparsers: Any) -> None:
         type=float,
         help="share of rounds with a cheating player (past-posting or pinching; 0 to 1)",
     )
+    parser.add_argument(
+        "--player",
+        action="append",
+        metavar="BOX=KIND",
+        default=[],
+        help="who sits on a box: counter-8, counter-12, classic-8 (Hi-Lo counters) or flat "
+        "(repeat for several boxes; the others bet at random)",
+    )
+    parser.add_argument(
+        "--payouts",
+        action="store_true",
+        help="the dealer pays and collects on the bet sensors after each round",
+    )
+    parser.add_argument(
+        "--payout-error-rate",
+        type=float,
+        help="share of spots the dealer pays wrong (0 to 1; implies --payouts)",
+    )
     parser.add_argument("--no-view", action="store_true", help="no terminal view (headless)")
     parser.add_argument(
         "--no-fsync", action="store_true", help="journal survives a crash, not a power cut"
@@ -86,9 +104,23 @@ def configure(args: argparse.Namespace) -> Any:
             "rounds": args.rounds,
             "speed": speed,
             "cheat_rate": args.cheat_rate,
+            "players": _players(args.player, base),
+            "payouts": True if args.payouts else None,
+            "payout_error_rate": args.payout_error_rate,
         },
         log={"level": args.log_level},
     )
+
+
+def _players(given: list[str], base: Any) -> dict[str, str] | None:
+    """--player 3=counter-8 ...: added to the config file's [sim] players."""
+    if not given:
+        return None
+    players = dict(base.sim.players)
+    for item in given:
+        box, _, kind = item.partition("=")
+        players[box.strip()] = kind.strip()
+    return players
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,16 +22,26 @@ from tests.service.contract import validate
 
 class PitTable:
     def __init__(
-        self, state: Path, rules: str = "be-casino", table_id: str = "pit",
-        port: int | None = None, clock: Callable[[], float] = time.time,
-        card_source: Any = None, **config: Any,
+        self,
+        state: Path,
+        rules: str = "be-casino",
+        table_id: str = "pit",
+        port: int | None = None,
+        clock: Callable[[], float] = time.time,
+        card_source: Any = None,
+        **config: Any,
     ) -> None:
         cfg = override(
-            Config(), "test", table={"id": table_id, "rules": rules},
-            state={"dir": state, "fsync": False}, **config,
+            Config(),
+            "test",
+            table={"id": table_id, "rules": rules},
+            state={"dir": state, "fsync": False},
+            **config,
         )
-        address = None if port is None else BrokerAddress(
-            host="127.0.0.1", port=port, tls=False, websockets=False
+        address = (
+            None
+            if port is None
+            else BrokerAddress(host="127.0.0.1", port=port, tls=False, websockets=False)
         )
         self.shoe, self.bets, self.panel = FakeShoe(), FakeBetSensor(), FakePanel()
         self.service = Service(
@@ -99,7 +109,7 @@ class PitTable:
         """What the service stored for the pit since the last call (schema-checked);
         `keep`: the next call returns them again."""
         self.settle()
-        rows = self.service.store.rows_from(1, 1_000_000)[self.seen:]
+        rows = self.service.store.rows_from(1, 1_000_000)[self.seen :]
         if not keep:
             self.seen += len(rows)
         out = []
@@ -125,7 +135,8 @@ def answer(sub: Subscriber, name: str, transaction: str, timeout: float = 10) ->
     topic = f"cmd/{name}/response"
     sub.wait_for(
         lambda: any(m.payload.get("transaction") == transaction for m in sub.on(topic)),
-        timeout, f"the answer to {transaction}",
+        timeout,
+        f"the answer to {transaction}",
     )
     return next(m.payload for m in sub.on(topic) if m.payload.get("transaction") == transaction)
 

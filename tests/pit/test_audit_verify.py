@@ -22,8 +22,11 @@ from sim.runner import build
 
 def play(state: Path, rounds: int, rules: str = "be-casino") -> None:
     config = override(
-        Config(), "test", table={"id": "aud", "rules": rules},
-        state={"dir": state, "fsync": False}, sim={"rounds": rounds, "speed": "max", "seed": 3},
+        Config(),
+        "test",
+        table={"id": "aud", "rules": rules},
+        state={"dir": state, "fsync": False},
+        sim={"rounds": rounds, "speed": "max", "seed": 3},
     )
     build(config, offline=True).service.run()
 
@@ -77,9 +80,13 @@ def test_an_edited_record_is_found_by_its_seq(
     state: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Someone turns a card read into another card (a dispute to win).
-    row = sqlite3.connect(state / "table.db").execute(
-        "SELECT seq, record FROM journal WHERE record LIKE '%card_read%' LIMIT 1 OFFSET 20"
-    ).fetchone()
+    row = (
+        sqlite3.connect(state / "table.db")
+        .execute(
+            "SELECT seq, record FROM journal WHERE record LIKE '%card_read%' LIMIT 1 OFFSET 20"
+        )
+        .fetchone()
+    )
     record = json.loads(row[1])
     record["card"] = "AS" if record["card"] != "AS" else "KS"
     edited = json.dumps(record, separators=(",", ":")).replace("'", "''")
@@ -190,19 +197,27 @@ def make_v1(source: Path, target: Path) -> None:
     old = sqlite3.connect(source / "table.db")
     new = sqlite3.connect(target / "table.db")
     new.executescript(V1_SCHEMA)
-    new.executemany("INSERT INTO journal VALUES (?, ?, ?)",
-                    old.execute("SELECT seq, record, at FROM journal"))
-    new.executemany("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?)",
-                    old.execute("SELECT * FROM outbox"))
-    new.executemany("INSERT INTO meta VALUES (?, ?)", old.execute(
-        "SELECT key, value FROM meta WHERE key NOT IN ('journal_format', 'journal_head')"))
+    new.executemany(
+        "INSERT INTO journal VALUES (?, ?, ?)", old.execute("SELECT seq, record, at FROM journal")
+    )
+    new.executemany(
+        "INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?)", old.execute("SELECT * FROM outbox")
+    )
+    new.executemany(
+        "INSERT INTO meta VALUES (?, ?)",
+        old.execute(
+            "SELECT key, value FROM meta WHERE key NOT IN ('journal_format', 'journal_head')"
+        ),
+    )
     new.commit()
     new.close()
     old.close()
 
 
 def test_an_old_journal_is_refused_by_verify_then_migrated_by_the_table(
-    state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    state: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     v1 = tmp_path / "v1"
@@ -230,4 +245,3 @@ def test_a_newer_format_is_refused_with_the_reason(state: Path) -> None:
     tamper(state, "UPDATE meta SET value = '3' WHERE key = 'journal_format'")
     with pytest.raises(JournalError, match="format 3 was written by a newer croupier"):
         Store(state, fsync=False)
-

@@ -63,27 +63,77 @@ def test_malformed_oversized_and_unknown_commands_are_refused_and_change_nothing
         ("set_limits", b"{not json", None, "not JSON"),
         ("set_limits", b'["t2"]', None, "a command is a JSON object, not a list"),
         ("set_limits", json.dumps(long).encode(), None, "a command is at most 4096"),
-        ("open_the_shoe", {"transaction": "t4", "by": "anna"}, "t4",
-         "unknown command 'open_the_shoe': the table takes void_round, new_shoe, set_limits, "
-         "correct_card, republish"),
-        ("set_limits", {"transaction": "t5", **LIMITS, "colour": "red"}, "t5",
-         "colour: unknown field (a typo?)"),
-        ("set_limits", {"transaction": "t6", **LIMITS, "min": 10}, "t6",
-         'min: expected a decimal string such as "10" or "12.50" (money is never a JSON '
-         "number), got a number 10"),
-        ("set_limits", {"transaction": "t7", **LIMITS, "max": "300.125"}, "t7",
-         "has more than 2 decimal places"),
+        (
+            "open_the_shoe",
+            {"transaction": "t4", "by": "anna"},
+            "t4",
+            "unknown command 'open_the_shoe': the table takes void_round, new_shoe, set_limits, "
+            "correct_card, republish",
+        ),
+        (
+            "set_limits",
+            {"transaction": "t5", **LIMITS, "colour": "red"},
+            "t5",
+            "colour: unknown field (a typo?)",
+        ),
+        (
+            "set_limits",
+            {"transaction": "t6", **LIMITS, "min": 10},
+            "t6",
+            'min: expected a decimal string such as "10" or "12.50" (money is never a JSON '
+            "number), got a number 10",
+        ),
+        (
+            "set_limits",
+            {"transaction": "t7", **LIMITS, "max": "300.125"},
+            "t7",
+            "has more than 2 decimal places",
+        ),
         ("void_round", {"transaction": "t8", "reason": "dispute"}, "t8", "by: missing (required)"),
-        ("void_round", {"transaction": "t9", "reason": "dispute", "by": "   "}, "t9",
-         "by: must name the supervisor"),
-        ("correct_card", {"transaction": "t10", "by": "anna", "reason": "misread", "round": 1,
-                          "box": 2, "hand": 1, "position": 1, "was": "5H", "card": "1H"},
-         "t10", 'card: expected a card code such as "TH", got "1H"'),
-        ("new_shoe", {"transaction": 11, "by": "anna"}, None,
-         "transaction: expected text, got a number 11"),
-        ("correct_card", {"transaction": "t12", "by": "anna", "reason": "x", "round": True,
-                          "box": 2, "hand": 1, "position": 1, "was": "5H", "card": "6H"},
-         "t12", "round: expected a whole number, got true/false true"),
+        (
+            "void_round",
+            {"transaction": "t9", "reason": "dispute", "by": "   "},
+            "t9",
+            "by: must name the supervisor",
+        ),
+        (
+            "correct_card",
+            {
+                "transaction": "t10",
+                "by": "anna",
+                "reason": "misread",
+                "round": 1,
+                "box": 2,
+                "hand": 1,
+                "position": 1,
+                "was": "5H",
+                "card": "1H",
+            },
+            "t10",
+            'card: expected a card code such as "TH", got "1H"',
+        ),
+        (
+            "new_shoe",
+            {"transaction": 11, "by": "anna"},
+            None,
+            "transaction: expected text, got a number 11",
+        ),
+        (
+            "correct_card",
+            {
+                "transaction": "t12",
+                "by": "anna",
+                "reason": "x",
+                "round": True,
+                "box": 2,
+                "hand": 1,
+                "position": 1,
+                "was": "5H",
+                "card": "6H",
+            },
+            "t12",
+            "round: expected a whole number, got true/false true",
+        ),
     ]
     for name, request, _, _ in cases:
         send(console, name, request)
@@ -116,13 +166,22 @@ def test_set_limits_between_rounds_with_its_audit_record(live: Console) -> None:
     assert audit["before"] == {"min": "5", "max": "500"}
     assert audit["after"] == {"min": "10", "max": "300"}
     assert audit["at"].endswith("Z") and audit["at"][:4].isdigit()
-    console.wait_for(lambda: any(m.payload["limits"]["min"] == "10" for m in console.on("info")),
-                     10, "info with the new limits")
-    console.wait_for(lambda: console.on("state")[-1].payload["limits"]["max"] == "300", 10,
-                     "state with the new limits")
+    console.wait_for(
+        lambda: any(m.payload["limits"]["min"] == "10" for m in console.on("info")),
+        10,
+        "info with the new limits",
+    )
+    console.wait_for(
+        lambda: console.on("state")[-1].payload["limits"]["max"] == "300",
+        10,
+        "state with the new limits",
+    )
     # The journal holds the command as it came: who, what, when.
-    record = json.loads(table.service.store.db.execute(
-        "SELECT record FROM journal ORDER BY seq DESC LIMIT 1").fetchone()[0])
+    record = json.loads(
+        table.service.store.db.execute(
+            "SELECT record FROM journal ORDER BY seq DESC LIMIT 1"
+        ).fetchone()[0]
+    )
     assert record["kind"] == "command" and record["request"]["by"] == "anna"
     assert record["at"] == audit["at"]
     # The table now takes bets by the new limits.
@@ -136,11 +195,13 @@ def test_set_limits_refusals_say_why_and_change_nothing(live: Console) -> None:
     table.bets.place(3, "400")  # a box already holds 400
     table.settle()
     before = table.snapshot()
-    for n, (fields, error) in enumerate([
-        ({"min": "50", "max": "20"}, "min 50 is above max 20"),
-        ({"min": "10.50", "max": "100"}, "the limits must be multiples of 1"),
-        ({"min": "5", "max": "300"}, "box 3 holds 400, over 300): they change first"),
-    ]):
+    for n, (fields, error) in enumerate(
+        [
+            ({"min": "50", "max": "20"}, "min 50 is above max 20"),
+            ({"min": "10.50", "max": "100"}, "the limits must be multiples of 1"),
+            ({"min": "5", "max": "300"}, "box 3 holds 400, over 300): they change first"),
+        ]
+    ):
         got = ask(console, "set_limits", {"transaction": f"R{n}", "by": "anna", **fields})
         assert not got["ok"] and error in got["error"], got
     table.bets.place(1, "10")
@@ -149,8 +210,9 @@ def test_set_limits_refusals_say_why_and_change_nothing(live: Console) -> None:
     table.settle()
     during = table.snapshot()
     got = ask(console, "set_limits", {"transaction": "R9", **LIMITS})
-    assert got["error"] == ("cannot change the limits now: round 1 is in deal; the limits "
-                            "change between rounds")
+    assert got["error"] == (
+        "cannot change the limits now: round 1 is in deal; the limits change between rounds"
+    )
     table.settle()
     assert table.snapshot()["table"] == during["table"]
     assert [a["ok"] for a in audits(console)] == [False, False, False, False]
@@ -180,8 +242,11 @@ def test_void_round_and_its_old_name(live: Console) -> None:
     table.settle()
     got = ask(console, "void_round", {"transaction": "V1", "by": "anna", "reason": "dispute"})
     assert got["ok"] and got["round"] == 1, got
-    console.wait_for(lambda: any(m.payload.get("voided") for m in console.on("outcome")), 10,
-                     "the voided outcome")
+    console.wait_for(
+        lambda: any(m.payload.get("voided") for m in console.on("outcome")),
+        10,
+        "the voided outcome",
+    )
     audit = audits(console)[-1]
     assert audit["before"] == {"round": 1, "phase": "player_turns"}
     assert audit["after"] == {"round": 1, "phase": "voided"}
@@ -221,8 +286,9 @@ def test_republish_is_audited(live: Console) -> None:
     audit = audits(console)[-1]
     assert audit["command"] == "republish" and audit["by"] is None
     assert audit["request"] == {"from_seq": 2}
-    console.wait_for(lambda: [m.payload["seq"] for m in console.on("events")].count(2) == 2, 10,
-                     "seq 2 again")
+    console.wait_for(
+        lambda: [m.payload["seq"] for m in console.on("events")].count(2) == 2, 10, "seq 2 again"
+    )
 
 
 def test_the_audit_trail_survives_a_restart_and_the_chain_holds(
@@ -247,9 +313,11 @@ def test_the_audit_trail_survives_a_restart_and_the_chain_holds(
     rebuilt.stop()
     stream = [(r.topic, r.payload) for r in rows if not r.topic.startswith("cmd/")]
     assert [(r.topic, r.payload) for r in remade if not r.topic.startswith("cmd/")] == stream
-    assert [json.loads(r.payload)["command"] for r in rows
-            if r.topic == "events" and '"type":"audit"' in r.payload] == ["set_limits",
-                                                                          "void_round"]
+    assert [
+        json.loads(r.payload)["command"]
+        for r in rows
+        if r.topic == "events" and '"type":"audit"' in r.payload
+    ] == ["set_limits", "void_round"]
     assert main(["audit", "verify", str(state)]) == 0
     assert "intact" in capsys.readouterr().out
 
@@ -258,10 +326,21 @@ def test_a_card_correction_reaches_the_pit_with_a_fresh_state(live: Console) -> 
     table, console = live
     table.deal_round_start()  # box 2: 8D 5H
     table.settle()
-    got = ask(console, "correct_card", {
-        "transaction": "C1", "by": "anna", "reason": "the camera read 5H, it is 6H",
-        "round": 1, "box": 2, "hand": 1, "position": 1, "was": "5H", "card": "6H",
-    })
+    got = ask(
+        console,
+        "correct_card",
+        {
+            "transaction": "C1",
+            "by": "anna",
+            "reason": "the camera read 5H, it is 6H",
+            "round": 1,
+            "box": 2,
+            "hand": 1,
+            "position": 1,
+            "was": "5H",
+            "card": "6H",
+        },
+    )
     assert got["ok"], got
     [corrected] = events(console, "card_corrected")
     assert (corrected["was"], corrected["card"]) == ("5H", "6H")
@@ -285,9 +364,13 @@ def test_the_simulator_plays_on_when_the_pit_changes_limits_and_shoe(tmp_path: P
     from controller.mqtt_link import Command
     from sim.runner import build
 
-    config = override(Config(), "test", table={"id": "simpit", "rules": "fr-classic"},
-                      state={"dir": tmp_path, "fsync": False},
-                      sim={"rounds": 30, "speed": "max", "seed": 8})
+    config = override(
+        Config(),
+        "test",
+        table={"id": "simpit", "rules": "fr-classic"},
+        state={"dir": tmp_path, "fsync": False},
+        sim={"rounds": 30, "speed": "max", "seed": 8},
+    )
     sim = build(config, offline=True)
     for name, request in (
         ("set_limits", {"transaction": "s1", "by": "anna", "min": "20", "max": "400"}),

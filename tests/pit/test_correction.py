@@ -25,8 +25,13 @@ def fix(table: PitTable, **fields: Any) -> dict[str, Any]:
     global N
     N += 1
     table.settle()
-    request = {"transaction": f"c{N}", "by": "pit boss 4", "reason": "misread",
-               "round": table.service.table.rounds, **fields}
+    request = {
+        "transaction": f"c{N}",
+        "by": "pit boss 4",
+        "reason": "misread",
+        "round": table.service.table.rounds,
+        **fields,
+    }
     return table.command("correct_card", request)
 
 
@@ -51,8 +56,17 @@ def test_a_misread_card_is_corrected_and_the_round_goes_on_with_it(table: PitTab
     assert answer["ok"], answer
     new = table.new()
     corrected = [m for m in new if m.get("type") == "card_corrected"]
-    assert corrected == [{**corrected[0], "box": 2, "hand": 1, "position": 1, "was": "5H",
-                          "card": "6H", "superseded": []}]
+    assert corrected == [
+        {
+            **corrected[0],
+            "box": 2,
+            "hand": 1,
+            "position": 1,
+            "was": "5H",
+            "card": "6H",
+            "superseded": [],
+        }
+    ]
     audit = next(m for m in new if m.get("type") == "audit")
     assert audit["command"] == "correct_card" and audit["by"] == "pit boss 4"
     assert audit["before"]["cards"] == ["8D", "5H"] and audit["before"]["total"] == 13
@@ -162,17 +176,27 @@ def test_a_card_after_a_split_is_found_in_its_new_hand(tmp_path: Path) -> None:
 def test_refusals_name_the_problem(table: PitTable) -> None:
     before = table.snapshot()
     cases = [
-        ({"box": 2, "hand": 1, "position": 1, "was": "4H", "card": "6H"},
-         "is the five of hearts, not the four of hearts: the request was made on an out-of-date "
-         "view"),
-        ({"box": 2, "hand": 1, "position": 5, "was": "5H", "card": "6H"},
-         "box 2 hand 1's hand has 2 card(s): positions 0 to 1"),
-        ({"box": 4, "hand": 1, "position": 0, "was": "5H", "card": "6H"},
-         "box 4 has no stake in round 1"),
-        ({"box": 2, "hand": 1, "position": 1, "was": "5H", "card": "5H"},
-         "that card is already the five of hearts"),
-        ({"round": 7, "box": 2, "hand": 1, "position": 1, "was": "5H", "card": "6H"},
-         "round 7 is not the round in play (round 1)"),
+        (
+            {"box": 2, "hand": 1, "position": 1, "was": "4H", "card": "6H"},
+            "is the five of hearts, not the four of hearts: the request was made on an out-of-date "
+            "view",
+        ),
+        (
+            {"box": 2, "hand": 1, "position": 5, "was": "5H", "card": "6H"},
+            "box 2 hand 1's hand has 2 card(s): positions 0 to 1",
+        ),
+        (
+            {"box": 4, "hand": 1, "position": 0, "was": "5H", "card": "6H"},
+            "box 4 has no stake in round 1",
+        ),
+        (
+            {"box": 2, "hand": 1, "position": 1, "was": "5H", "card": "5H"},
+            "that card is already the five of hearts",
+        ),
+        (
+            {"round": 7, "box": 2, "hand": 1, "position": 1, "was": "5H", "card": "6H"},
+            "round 7 is not the round in play (round 1)",
+        ),
     ]
     for fields, error in cases:
         answer = fix(table, **fields)

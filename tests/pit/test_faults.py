@@ -96,11 +96,17 @@ def small_disk(where: Path) -> Iterator[tuple[Path, str]]:
     allowed, the disk is emulated with SQLite's max_page_count (the same SQLITE_FULL
     error reaches the table), and the test says so."""
     where.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(where)],
-                          capture_output=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(where)],
+        capture_output=True,
+        check=False,
+    )
     if done.returncode != 0:
-        warnings.warn(f"cannot mount a tmpfs here ({done.stderr.decode().strip()}): the full "
-                      "disk is emulated with SQLite's max_page_count", stacklevel=1)
+        warnings.warn(
+            f"cannot mount a tmpfs here ({done.stderr.decode().strip()}): the full "
+            "disk is emulated with SQLite's max_page_count",
+            stacklevel=1,
+        )
         yield where, "max_page_count"
         return
     try:
@@ -143,8 +149,11 @@ class Filler:
 
 
 def test_a_full_disk_stops_the_table_loudly_and_it_resumes_losing_nothing(
-    tmp_path: Path, broker: BrokerProcess, subscribe: Callable[..., Subscriber],
-    systemd: Systemd, caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+    broker: BrokerProcess,
+    subscribe: Callable[..., Subscriber],
+    systemd: Systemd,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     table_id = f"d{uuid.uuid4().hex[:8]}"
     with small_disk(tmp_path / "disk") as (disk, how):
@@ -152,8 +161,9 @@ def test_a_full_disk_stops_the_table_loudly_and_it_resumes_losing_nothing(
         pit = subscribe(broker.port, table_id)
         try:
             filler = Filler(disk, how, table)
-            wait(lambda: any(m.payload["state"] == "online" for m in pit.on("status")), 10,
-                 "online")
+            wait(
+                lambda: any(m.payload["state"] == "online" for m in pit.on("status")), 10, "online"
+            )
             filler.fill()
             # The WAL may still have room for a while: take bets on and off until a
             # commit fails. Every one of these records was applied, so journaled.
@@ -187,8 +197,9 @@ def test_a_full_disk_stops_the_table_loudly_and_it_resumes_losing_nothing(
                     table.panel.press("close_bets")
                 else:
                     table.shoe.draw(r)
-            pit.publish("cmd/set_limits", {"transaction": "H1", "by": "anna", "min": "10",
-                                           "max": "200"})
+            pit.publish(
+                "cmd/set_limits", {"transaction": "H1", "by": "anna", "min": "10", "max": "200"}
+            )
             time.sleep(1.5)  # a retry or so, still full
             table.settle()
             halted = table.snapshot()
@@ -204,12 +215,16 @@ def test_a_full_disk_stops_the_table_loudly_and_it_resumes_losing_nothing(
             dealt = {b["box"]: b["hands"][0]["cards"] for b in outcome["boxes"]}
             assert dealt == {1: ["9H", "TS"], 2: ["8D", "5H"]}
             assert outcome["dealer"]["cards"] == ["7C", "TD"]
-            note = next(m.payload for m in pit.on("alerts")
-                        if "took no input" in m.payload["message"])
+            note = next(
+                m.payload for m in pit.on("alerts") if "took no input" in m.payload["message"]
+            )
             assert note["kind"] == "sensor_fault" and "nothing lost" in note["message"]
             journal = [d for _, d in table.service.store.records()]
-            at = next(i for i, d in enumerate(journal)
-                      if d["kind"] == "fault" and d["device"] == "journal")
+            at = next(
+                i
+                for i, d in enumerate(journal)
+                if d["kind"] == "fault" and d["device"] == "journal"
+            )
             reads = [d["card"] for d in journal[at:] if d["kind"] == "card_read"]
             assert reads == ["9H", "8D", "7C", "TS", "5H", "TD"]  # after the note, in order
             assert len(journal) - at - 1 == waiting + 2 + len(round_records)
@@ -251,8 +266,9 @@ def test_a_clock_jumping_back_is_said_and_the_table_goes_on_in_order(
         assert "orders by seq" in alert["message"]
         outcome = next(m for m in new if m["topic"] == "outcome")
         assert outcome["round"] == 1  # the round settled as if nothing happened
-        got = table.command("set_limits", {"transaction": "K1", "by": "anna", "min": "10",
-                                           "max": "300"})
+        got = table.command(
+            "set_limits", {"transaction": "K1", "by": "anna", "min": "10", "max": "300"}
+        )
         assert got["ok"]
         audit = next(m for m in table.new() if m.get("type") == "audit")
         assert audit["at"].startswith("2025-12-31T23:")  # the clock's time, for the audit
@@ -305,8 +321,11 @@ def test_a_stopped_camera_is_an_alert_starves_the_watchdog_and_cards_are_keyed_i
         table.panel.press("close_bets")
         camera.on.clear()  # the camera stops delivering frames (hung, cable, ...)
         stopped = time.monotonic()
-        wait(lambda: any(a["message"].startswith("camera: no frame") for a in alerts(table)), 5,
-             "the camera alert")
+        wait(
+            lambda: any(a["message"].startswith("camera: no frame") for a in alerts(table)),
+            5,
+            "the camera alert",
+        )
         state = json.loads(table.service.pump.slots["state"])
         assert state["camera_stale"] is True
         time.sleep(1.6)  # three ping intervals: none comes while the camera is stale
@@ -321,17 +340,24 @@ def test_a_stopped_camera_is_an_alert_starves_the_watchdog_and_cards_are_keyed_i
         # Frames again: healthy, fed again.
         camera.on.set()
         back = time.monotonic()
-        wait(lambda: any(m == "WATCHDOG=1" and t > back for t, m in systemd.read()), 5,
-             "pings again")
-        wait(lambda: "camera_stale" not in json.loads(table.service.pump.slots["state"]), 5,
-             "state: camera well")
+        wait(
+            lambda: any(m == "WATCHDOG=1" and t > back for t, m in systemd.read()), 5, "pings again"
+        )
+        wait(
+            lambda: "camera_stale" not in json.loads(table.service.pump.slots["state"]),
+            5,
+            "state: camera well",
+        )
     finally:
         table.stop()
 
 
 def alerts(table: PitTable) -> list[dict[str, Any]]:
-    return [json.loads(r.payload) for r in table.service.store.rows_from(1, 10**6)
-            if r.topic == "alerts"]
+    return [
+        json.loads(r.payload)
+        for r in table.service.store.rows_from(1, 10**6)
+        if r.topic == "alerts"
+    ]
 
 
 # ---------------------------------------------------------- serial unplugged
@@ -343,8 +369,9 @@ def test_an_unplugged_serial_shoe_is_an_alert_and_the_table_goes_on(
         LinkSettings(str(device.path), backoff_min=0.05, backoff_max=0.2, silence=None)
     )
     table_id = f"s{uuid.uuid4().hex[:8]}"
-    table = PitTable(tmp_path / "state", table_id=table_id, port=broker.port,
-                     card_source=shoe).run()
+    table = PitTable(
+        tmp_path / "state", table_id=table_id, port=broker.port, card_source=shoe
+    ).run()
     pit = subscribe(broker.port, table_id)
     try:
         assert shoe.connected.wait(10)
@@ -355,8 +382,11 @@ def test_an_unplugged_serial_shoe_is_an_alert_and_the_table_goes_on(
             device.write(serial_shoe.encode_card(n, card))
         wait(lambda: len(events(pit, "card_dealt")) == 3, 10, "three cards")
         device.unplug()  # the cable is pulled mid-deal
-        wait(lambda: any(m.payload["kind"] == "sensor_fault" for m in pit.on("alerts")), 10,
-             "the alert")
+        wait(
+            lambda: any(m.payload["kind"] == "sensor_fault" for m in pit.on("alerts")),
+            10,
+            "the alert",
+        )
         fault = next(m.payload for m in pit.on("alerts") if m.payload["kind"] == "sensor_fault")
         assert fault["message"].startswith("shoe: ")
         # The dealer keys the next card in; the table does not wait for the cable.
@@ -372,7 +402,9 @@ def test_an_unplugged_serial_shoe_is_an_alert_and_the_table_goes_on(
         wait(lambda: bool(pit.on("outcome")), 10, "the outcome")
         outcome = pit.on("outcome")[0].payload
         assert {b["box"]: b["hands"][0]["cards"] for b in outcome["boxes"]} == {
-            1: ["9H", "TS"], 2: ["8D", "5H"]}
+            1: ["9H", "TS"],
+            2: ["8D", "5H"],
+        }
     finally:
         table.stop()
         device.close()

@@ -25,9 +25,13 @@ from tests.pit.harness import PitTable
 def test_the_intake_knows_which_card_goes_face_down_as_the_engine_does(
     tmp_path: Path, profile: str
 ) -> None:
-    config = override(Config(), "test", table={"id": "h", "rules": profile},
-                      state={"dir": tmp_path, "fsync": False},
-                      sim={"rounds": 120, "speed": "max", "seed": 5})
+    config = override(
+        Config(),
+        "test",
+        table={"id": "h", "rules": profile},
+        state={"dir": tmp_path, "fsync": False},
+        sim={"rounds": 120, "speed": "max", "seed": 5},
+    )
     build(config, offline=True).service.run()
     table = Table(rules.load(profile))
     intake = Intake(table, 0.9)
@@ -37,7 +41,8 @@ def test_the_intake_knows_which_card_goes_face_down_as_the_engine_does(
         for seq, data in store.records():
             record = decode(data)
             carded = isinstance(record, CardRead) or (
-                isinstance(record, PanelPress) and record.button == "key_card")
+                isinstance(record, PanelPress) and record.button == "key_card"
+            )
             predicted = next_card_hidden(table) if carded else None
             result = step(table, intake, seq, record)
             if predicted is None or result.event is None:

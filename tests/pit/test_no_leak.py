@@ -60,8 +60,11 @@ def floor() -> Iterator[int]:
     with scratch_dir() as base:
         _, croupier = broker_files(base)
         port = free_port()
-        local = templated(SHIPPED / "10-croupier.conf", croupier,
-                          {"listener 1883 127.0.0.1": f"listener {port} 127.0.0.1"})
+        local = templated(
+            SHIPPED / "10-croupier.conf",
+            croupier,
+            {"listener 1883 127.0.0.1": f"listener {port} 127.0.0.1"},
+        )
         confs = {"10-croupier.conf": local, "90-test-queue.conf": "max_queued_messages 0\n"}
         with mosquitto(base, confs, [port]):
             yield port
@@ -207,8 +210,9 @@ def _parts(topic: str, p: dict[str, Any]) -> list[tuple[str, Counter[str]]]:
     if topic not in ("state", "surveillance/state"):
         return [("all", codes(p))]
     layout = codes(p.get("dealer")) + codes(p.get("in_play")) + codes(p.get("mistaken_card"))
-    rest = {k: v for k, v in p.items() if k not in ("dealer", "in_play", "mistaken_card",
-                                                       "outcome")}
+    rest = {
+        k: v for k, v in p.items() if k not in ("dealer", "in_play", "mistaken_card", "outcome")
+    }
     return [("layout", layout), ("outcome", codes(p.get("outcome"))), ("rest", codes(rest))]
 
 
@@ -249,11 +253,28 @@ def test_a_display_never_sees_a_hidden_card_before_it_is_turned_over(
     config.write_text("[mqtt]\nsurveillance = true\n")  # so there is something to keep out
     state = tmp_path / "state"
     proc = start_sim(
-        "--config", str(config), "--rules", rules, "--rounds", str(ROUNDS), "--speed", "max",
-        "--seed", "17", "--no-fsync", "--table", table,
-        "--broker", f"mqtt://127.0.0.1:{floor}",
-        "--username", f"table-{table}", "--password", password(f"table-{table}"),
-        "--state-dir", str(state), log=tmp_path / "sim.log",
+        "--config",
+        str(config),
+        "--rules",
+        rules,
+        "--rounds",
+        str(ROUNDS),
+        "--speed",
+        "max",
+        "--seed",
+        "17",
+        "--no-fsync",
+        "--table",
+        table,
+        "--broker",
+        f"mqtt://127.0.0.1:{floor}",
+        "--username",
+        f"table-{table}",
+        "--password",
+        password(f"table-{table}"),
+        "--state-dir",
+        str(state),
+        log=tmp_path / "sim.log",
     )
     try:
         assert proc.wait(timeout=120) == 0, (tmp_path / "sim.log").read_text()[-3000:]
@@ -262,7 +283,8 @@ def test_a_display_never_sees_a_hidden_card_before_it_is_turned_over(
             proc.kill()
     t = truth(state)
     display_done = lambda: any(  # noqa: E731
-        s.payload.get("state") == "offline" for s in display.on("status"))
+        s.payload.get("state") == "offline" for s in display.on("status")
+    )
     deadline_ok = _wait(display_done, 30)
     assert deadline_ok, (
         f"the display never saw the table go offline: {len(display.seen)} messages, last "
@@ -292,8 +314,9 @@ def test_a_display_never_sees_a_hidden_card_before_it_is_turned_over(
 
     # A display that connects after the run gets the retained topics: checked the same way.
     late = Watcher(floor, "pit-display", table)
-    assert _wait(lambda: {s.topic for s in late.seen} >= {"status", "info", "state",
-                                                           "outcome/last"}, 10)
+    assert _wait(
+        lambda: {s.topic for s in late.seen} >= {"status", "info", "state", "outcome/last"}, 10
+    )
     late.close()
     assert all(s.retained for s in late.seen)
     assert {s.topic for s in late.seen} <= DISPLAY_TOPICS
@@ -301,7 +324,8 @@ def test_a_display_never_sees_a_hidden_card_before_it_is_turned_over(
     assert leaks(late.seen, t) == []
     for s in display.seen:
         assert "remaining" not in json.dumps(s.payload) and "burned" not in s.payload.get(
-            "shoe", {}), s.topic
+            "shoe", {}
+        ), s.topic
 
 
 def _wait(check: Any, seconds: float) -> bool:

@@ -23,6 +23,15 @@ def _registry() -> Registry:
 
 
 REGISTRY = _registry()
+# The surveillance analytics' topics (docs/surveillance.md) and their schemas.
+SURVEILLANCE = {
+    "surveillance/alerts": "surveillance-alert",
+    "surveillance/decisions": "surveillance-decisions",
+    "surveillance/shoe": "surveillance-shoe",
+    "surveillance/metrics": "surveillance-metrics",
+    "surveillance/count": "surveillance-count",
+    "surveillance/players": "surveillance-players",
+}
 VALIDATORS = {
     name: Draft202012Validator({"$ref": BASE + f"{name}.json"}, registry=REGISTRY)
     for name in (
@@ -34,6 +43,7 @@ VALIDATORS = {
         "alert",
         "response",
         "surveillance-state",
+        *SURVEILLANCE.values(),
     )
 }
 
@@ -50,6 +60,8 @@ def schema_for(topic_below_table: str) -> str | None:
         return "alert"
     if t == "surveillance/state":
         return "surveillance-state"
+    if t in SURVEILLANCE:
+        return SURVEILLANCE[t]
     if t.startswith("cmd/") and t.endswith("/response"):
         return "response"
     return None

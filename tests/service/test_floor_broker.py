@@ -61,6 +61,4 @@ def test_the_table_account_runs_a_table_that_displays_and_supervisors_can_use(
     assert {"status", "info", "state", "events", "outcome", "outcome/last"} <= seen
     assert not any(t.startswith("cmd/") for t in seen)  # answers are for supervisors
     # The offline status is the table's last word: it may land after the outcomes.
-    display.wait_for(
-        lambda: display.on("status")[-1].payload["state"] == "offline", 10, "offline"
-    )
+    display.wait_for(lambda: display.on("status")[-1].payload["state"] == "offline", 10, "offline")
