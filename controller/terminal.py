@@ -110,8 +110,8 @@ def read_text(read: Read) -> Text:
     shown = card_text(read.card)
     if read.how == "keyed":
         return Text.assemble(shown, (" keyed in", "yellow"))
-    conf = read.confidence if read.confidence is not None else 0.0
-    return Text.assemble(shown, (f" {conf:.2f}", "dim"))
+    known = f" {read.confidence:.2f}" if read.confidence is not None else ""
+    return Text.assemble(shown, (known, "dim"))
 
 
 def render(view: TableView) -> Group:
