@@ -25,7 +25,7 @@ function next(table) {
 function screen(table, linkUp, dismiss) {
   const state = table.state;
   return [
-    h("header", { class: "dealer-head" },
+    h("header", { class: "dealer-head", "data-table": table.id, "data-seq": state?.seq ?? "" },
       h("h1", null, "Table ", table.id),
       badges(table, linkUp),
       h("span", { class: "dealer-round" }, state ? `Round ${state.round} · ${phaseName(state.phase)}` : ""),

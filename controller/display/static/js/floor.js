@@ -24,18 +24,18 @@ function tile(config, table, linkUp, now) {
   const rate = table.roundsPerHour(now);
   const last = table.lastOutcome();
   const recent = table.alertsSince(now, RECENT_MS);
-  const newest = table.openAlerts()[0];
+  const newest = table.alerts.find((a) => now - a.at <= RECENT_MS);
   const shoe = state?.shoe;
   return h("li", { class: `tile ${table.liveness()}${recent ? " alerting" : ""}${table.staleness(linkUp) ? " stale" : ""}`, "data-table": table.id },
     h("a", { href: pitLink(config, table.id), "aria-label": `table ${table.id}, ${table.liveness()}: open its display` },
       h("div", { class: "tile-head" }, h("h2", null, table.id), badges(table, linkUp)),
       h("dl", { class: "tile-facts" },
-        h("div", null, h("dt", null, "Phase"), h("dd", null, phaseName(state?.phase))),
         h("div", null, h("dt", null, "Round"), h("dd", null, state ? String(state.round) : "—")),
+        h("div", null, h("dt", null, "Phase"), h("dd", null, phaseName(state?.phase))),
         h("div", null, h("dt", null, "Rounds/hour"), h("dd", { "data-rate": rate ?? "" }, rate === null ? "—" : String(rate))),
         h("div", null, h("dt", null, "Shoe"), h("dd", null, shoe ? `${Math.round((100 * shoe.cards_out) / shoe.size)}%` : "—")),
-        h("div", null, h("dt", null, "Last round"), h("dd", null, last ? ["house ", money(last.house_net, true)] : "—")),
-        h("div", null, h("dt", null, "Alerts (10 min)"), h("dd", { "data-alerts": recent }, String(recent))),
+        h("div", null, h("dt", null, "House, last round"), h("dd", null, last ? money(last.house_net, true) : "—")),
+        h("div", null, h("dt", null, "Alerts, 10 min"), h("dd", { "data-alerts": recent }, String(recent))),
       ),
       shoe ? h("progress", { max: shoe.size, value: shoe.cards_out, "aria-label": "shoe" }) : null,
       newest ? h("p", { class: `tile-alert ${newest.alert.kind}` }, clock(newest.at), " ", newest.alert.message) : null,

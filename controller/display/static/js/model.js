@@ -51,6 +51,7 @@ export class TableModel {
     this.reads = []; // cards out of the shoe, newest first
     this.settled = []; // [time, round] of rounds seen settling live (rounds per hour)
     this.version = 0; // bumped on every change: renderers compare it
+    this.snapshots = 0; // `state` messages received (a re-read shows as one more)
     this._events = new Recent(KEEP_IDS);
     this._alertIds = new Recent(KEEP_IDS);
     this._keyed = false; // an unreadable card waits: the next card is keyed in
@@ -102,6 +103,7 @@ export class TableModel {
 
   _state(data) {
     this.state = data;
+    this.snapshots++;
     if (typeof data.seq === "number") {
       this.seq = Math.max(this.seq, data.seq);
       if (this.gap && data.seq >= this.gap.to) this.gap = null;

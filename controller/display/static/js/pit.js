@@ -9,7 +9,10 @@ const TOPICS = ["status", "info", "state", "events", "outcome", "outcome/last", 
 
 function tableSection(table, linkUp) {
   const heading = `table-${table.id}`;
-  return h("section", { class: `table ${table.liveness()}`, "data-table": table.id, "aria-labelledby": heading },
+  return h("section", {
+    class: `table ${table.liveness()}`, "data-table": table.id, "aria-labelledby": heading,
+    "data-seq": table.state?.seq ?? "", "data-snapshots": table.snapshots,
+  },
     h("header", { class: "table-head" },
       h("h2", { id: heading }, "Table ", table.id),
       badges(table, linkUp),

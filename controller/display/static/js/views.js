@@ -115,7 +115,7 @@ export function boxes(table) {
     const last = betting && play;
     items.push(h("li", { class: `box${active ? " active" : ""}${!play && !bets.length ? " open" : ""}`, "data-box": n },
       h("h3", null, `Box ${n}`),
-      betting && bets.length ? h("div", { class: "next-bets" }, h("span", { class: "label" }, "bets for the next round"), stakes(n, bets)) : null,
+      betting && bets.length ? h("div", { class: "next-bets" }, h("span", { class: "label" }, "next round"), stakes(n, bets)) : null,
       play ? h("div", { class: last ? "played" : "playing" },
         last ? h("span", { class: "label" }, `round ${state.round}`) : stakes(n, play.stakes),
         play.insurance.length ? h("div", { class: "insurance" }, "insurance ", play.insurance.map((i) => money(i.amount))) : null,
