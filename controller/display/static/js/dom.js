@@ -91,6 +91,14 @@ export function card(code, extra = "") {
   );
 }
 
+/** A card the shoe could not read: a blank face with a question mark. */
+export function unknownCard(extra = "") {
+  return s("svg", { class: `card unknown ${extra}`, viewBox: "0 0 100 140", role: "img", "aria-label": "unreadable card" },
+    s("rect", { x: 2, y: 2, width: 96, height: 136, rx: 9, class: "card-edge" }),
+    s("text", { x: 50, y: 92, class: "card-court", "text-anchor": "middle" }, "?"),
+  );
+}
+
 export function cards(list, extra = "") {
   return h("span", { class: "cards" }, (list ?? []).map((c) => card(c, extra)));
 }

@@ -1,7 +1,7 @@
 // Pieces the three pages share: a table's status, its shoe, the dealer's
 // cards, the boxes, a settled round and the alerts. Each returns elements.
 
-import { card, cardLabel, cards, clock, h, money } from "./dom.js";
+import { card, cardLabel, cards, clock, h, money, unknownCard } from "./dom.js";
 import { phaseName, playerName } from "./model.js";
 
 const LIVENESS = {
@@ -169,7 +169,10 @@ export function alerts(table, limit = 6, dismiss = null) {
       h("span", { class: "alert-kind" }, a.alert.kind.replaceAll("_", " ")),
       a.alert.box ? h("span", { class: "alert-box" }, `box ${a.alert.box}`) : null,
       h("span", { class: "alert-message" }, a.alert.message),
-      dismiss ? h("button", { type: "button", class: "dismiss", onclick: () => dismiss(a.alert.alert_id) }, "Done") : null,
+      // An unreadable card resolves itself when the dealer keys it in; the rest are ticked off.
+      dismiss && a.alert.kind !== "unreadable"
+        ? h("button", { type: "button", class: "dismiss", onclick: () => dismiss(a.alert.alert_id) }, "Done")
+        : null,
     )));
 }
 
@@ -177,7 +180,7 @@ export function alerts(table, limit = 6, dismiss = null) {
 export function read(r) {
   if (r.unreadable) {
     return h("li", { class: "read unreadable" },
-      card(null, "small"),
+      unknownCard("small"),
       h("span", { class: "read-where" }, "unreadable"),
       h("span", { class: "read-how" }, r.confidence === null ? "" : `confidence ${r.confidence.toFixed(2)}`),
     );
