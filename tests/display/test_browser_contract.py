@@ -11,6 +11,8 @@ published; only the timing (and the gap) is the test's.
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,3 +217,38 @@ def test_reconnects_by_itself(
     ws_broker.start()
     page.until("document.getElementById('link').dataset.link === 'up'", 20, "the link back")
     page.until(f"{SECTION}.querySelector('[data-stale]') === null", 10, "live again")
+
+
+def test_a_page_with_an_account_asks_for_its_password(
+    tmp_path: Path, page: Page,
+) -> None:
+    """A broker that takes accounts only: a wrong password is refused and asked again."""
+    if shutil.which("mosquitto_passwd") is None:
+        pytest.skip("mosquitto_passwd is not installed (Debian package mosquitto)")
+    passwd = tmp_path / "passwd"
+    subprocess.run(["mosquitto_passwd", "-b", "-c", str(passwd), "pit-display-1", "s3cret"],
+                   check=True, capture_output=True)
+    broker = WsBroker(tmp_path)
+    if broker.kind != "mosquitto":
+        pytest.skip("accounts need mosquitto (the embedded broker takes anyone)")
+    broker.listeners = broker.listeners.replace(
+        "allow_anonymous true\n", f"allow_anonymous false\npassword_file {passwd}\n")
+    broker.start()
+    display = DisplayProcess(tmp_path / "display.log", "--broker", broker.ws_url,
+                             "--username", "pit-display-1")
+    try:
+        page.driver.get(display.url("", tables="T7"))
+        form = "document.querySelector('#login[open] input[type=password]')"
+        page.until(form, 10, "the password form")
+        page.driver.find_element("css selector", "#password").send_keys("wrong")
+        page.driver.find_element("css selector", "#login button[type=submit]").click()
+        page.until("document.getElementById('link').dataset.link === 'refused' && "
+                   "document.querySelector('#login[open] .login-error')", 10, "the refusal")
+        page.driver.find_element("css selector", "#password").send_keys("s3cret")
+        page.driver.find_element("css selector", "#login button[type=submit]").click()
+        page.until("document.getElementById('link').dataset.link === 'up'", 10, "logged in")
+        assert page.js("return document.querySelector('#login').open;") is False
+    finally:
+        display.stop()
+        broker.stop()
+        broker.log.close()

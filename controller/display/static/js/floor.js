@@ -27,7 +27,7 @@ function tile(config, table, linkUp, now) {
   const newest = table.alerts.find((a) => now - a.at <= RECENT_MS);
   const shoe = state?.shoe;
   return h("li", { class: `tile ${table.liveness()}${recent ? " alerting" : ""}${table.staleness(linkUp) ? " stale" : ""}`, "data-table": table.id },
-    h("a", { href: pitLink(config, table.id), "aria-label": `table ${table.id}, ${table.liveness()}: open its display` },
+    h("a", { href: pitLink(config, table.id), title: `open table ${table.id}'s display` },
       h("div", { class: "tile-head" }, h("h2", null, table.id), badges(table, linkUp)),
       h("dl", { class: "tile-facts" },
         h("div", null, h("dt", null, "Round"), h("dd", null, state ? String(state.round) : "—")),

@@ -65,6 +65,7 @@ export class Link {
   }
 
   start(password = this.config.password) {
+    this.refused = false;
     const id = `croupier-display-${Math.random().toString(16).slice(2, 10)}`;
     this.onLink("connecting", this.config.broker);
     this.client = mqtt.connect(this.config.broker, {
@@ -92,6 +93,7 @@ export class Link {
     this.client.on("error", (err) => {
       const refused = err && (err.code === 4 || err.code === 5 || err.code === 134 || err.code === 135);
       if (refused) {
+        this.refused = true;
         this.client.end(true); // a wrong password does not become right by retrying
         this.onLink("refused", err.message);
       } else {
@@ -110,7 +112,7 @@ export class Link {
       this.up = false;
       this.onChange();
     }
-    this.onLink("down", detail);
+    if (!this.refused) this.onLink("down", detail); // else the login form says why
   }
 
   _message(topic, payload, retained) {
