@@ -33,7 +33,10 @@ Caught = tuple[Any, ...]  # (round, kind, box, amount)
 def play(rounds: int, seed: int, cheat_rate: float) -> tuple[list[Caught], list[Caught], float]:
     with tempfile.TemporaryDirectory() as tmp:
         config = override(
-            Config(), "bench", table={"id": "bench"}, state={"dir": Path(tmp), "fsync": False},
+            Config(),
+            "bench",
+            table={"id": "bench"},
+            state={"dir": Path(tmp), "fsync": False},
             sim={"rounds": rounds, "speed": "max", "seed": seed, "cheat_rate": cheat_rate},
         )
         run = build(config, offline=True)
@@ -46,8 +49,11 @@ def play(rounds: int, seed: int, cheat_rate: float) -> tuple[list[Caught], list[
         finally:
             store.close()
     alerts = [json.loads(r.payload) for r in rows if r.topic == "alerts"]
-    caught = [(a["round"], a["kind"], a["box"], Decimal(a["amount"]))
-              for a in alerts if a["kind"] in INTEGRITY]
+    caught = [
+        (a["round"], a["kind"], a["box"], Decimal(a["amount"]))
+        for a in alerts
+        if a["kind"] in INTEGRITY
+    ]
     return list(run.bots.cheats), caught, took
 
 
@@ -74,15 +80,19 @@ def main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     logging.getLogger("croupier").setLevel(logging.ERROR)  # the alerts are counted, not logged
     cheats, caught, took = play(args.rounds, args.seed, 0.0)
-    print(f"honest: {args.rounds} rounds in {took:.1f} s, integrity alerts: {len(caught)} "
-          f"(false alert rate {len(caught) / args.rounds:.4f} per round)")
+    print(
+        f"honest: {args.rounds} rounds in {took:.1f} s, integrity alerts: {len(caught)} "
+        f"(false alert rate {len(caught) / args.rounds:.4f} per round)"
+    )
     cheats, caught, took = play(args.rounds, args.seed, args.cheat_rate)
     kinds = Counter(str(c[1]) for c in cheats)
     hit = len(set(cheats) & set(caught))
     false = len(set(caught) - set(cheats))
-    print(f"cheating (rate {args.cheat_rate}): {len(cheats)} cheats "
-          f"({kinds['late_bet']} past-posts, {kinds['pinched_bet']} pinches) in "
-          f"{args.rounds} rounds: caught {hit} ({hit / max(1, len(cheats)):.1%}), "
-          f"missed {len(cheats) - hit}, false alerts {false}")
+    print(
+        f"cheating (rate {args.cheat_rate}): {len(cheats)} cheats "
+        f"({kinds['late_bet']} past-posts, {kinds['pinched_bet']} pinches) in "
+        f"{args.rounds} rounds: caught {hit} ({hit / max(1, len(cheats)):.1%}), "
+        f"missed {len(cheats) - hit}, false alerts {false}"
+    )
     print(f"load-cell frames parsed (7 channels): {parsers():,.0f} per second")
     return 0

@@ -120,8 +120,9 @@ def ambiguity(cal: ScaleCalibration) -> str | None:
     def walk(i: int, counts: tuple[int, ...], left: int) -> None:
         if i == len(cal.denominations):
             weight = sum(n * d.grams for n, d in zip(counts, cal.denominations, strict=True))
-            value = sum((n * d.value for n, d in zip(counts, cal.denominations, strict=True)),
-                        Decimal(0))
+            value = sum(
+                (n * d.value for n, d in zip(counts, cal.denominations, strict=True)), Decimal(0)
+            )
             stacks.append((weight, value, counts))
             return
         for n in range(left + 1):
@@ -208,8 +209,17 @@ def to_json(cal: ScaleCalibration) -> dict[str, Any]:
     }
 
 
-_TOP = {"format", "version", "created", "noise_g", "chip_tolerance_g", "max_chips",
-        "unique_up_to", "denominations", "channels"}
+_TOP = {
+    "format",
+    "version",
+    "created",
+    "noise_g",
+    "chip_tolerance_g",
+    "max_chips",
+    "unique_up_to",
+    "denominations",
+    "channels",
+}
 
 
 def from_json(data: object) -> ScaleCalibration:
@@ -260,7 +270,7 @@ def _num(value: object) -> float:
 
 def _money(value: object) -> Decimal:
     if not isinstance(value, str):
-        raise CalibrationError(f"chip value {value!r}: write amounts as strings (\"25\")")
+        raise CalibrationError(f'chip value {value!r}: write amounts as strings ("25")')
     try:
         return Decimal(value)
     except InvalidOperation:

@@ -57,8 +57,11 @@ def run(plan: Plan, read: Read, ask: Ask) -> ScaleCalibration:
     for ch in plan.channels:
         ask(f"Put the {plan.known_grams:g} g weight on channel {ch} (and nothing else).")
         loaded = read(plan.samples)
-        cals.append(ChannelCal(ch, offsets[ch], span(ch, _column(loaded, ch), offsets[ch],
-                                                        plan.known_grams)))
+        cals.append(
+            ChannelCal(
+                ch, offsets[ch], span(ch, _column(loaded, ch), offsets[ch], plan.known_grams)
+            )
+        )
     first = cals[0]
     denominations: list[Denomination] = []
     for value, grams in plan.chips:
@@ -68,8 +71,12 @@ def run(plan: Plan, read: Read, ask: Ask) -> ScaleCalibration:
             grams = round(chip_grams(first, _column(stack, first.channel), plan.chip_count), 3)
         denominations.append(Denomination(value, grams))
     cal = ScaleCalibration(
-        tuple(cals), tuple(denominations), plan.noise_g, plan.chip_tolerance_g,
-        plan.max_chips, plan.unique_up_to,
+        tuple(cals),
+        tuple(denominations),
+        plan.noise_g,
+        plan.chip_tolerance_g,
+        plan.max_chips,
+        plan.unique_up_to,
     )
     check(cal)
     return cal

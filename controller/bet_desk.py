@@ -81,13 +81,21 @@ def describe(alert: BetAlert) -> tuple[str, dict[str, Any]]:
     """The alert's message, and its extra fields for the `alerts` topic."""
     who = f"box {alert.box}" if alert.spot == 0 else f"box {alert.box}, spot {alert.spot}"
     if alert.kind == "late_bet":
-        text = (f"{fmt(alert.amount)} added to {who} after no more bets (stake "
-                f"{fmt(alert.stake)}, on the spot {fmt(alert.sensed)}): past-posting? "
-                f"The table keeps the stake of {fmt(alert.stake)}")
+        text = (
+            f"{fmt(alert.amount)} added to {who} after no more bets (stake "
+            f"{fmt(alert.stake)}, on the spot {fmt(alert.sensed)}): past-posting? "
+            f"The table keeps the stake of {fmt(alert.stake)}"
+        )
     else:
-        text = (f"{fmt(alert.amount)} taken from {who} before the settlement (stake "
-                f"{fmt(alert.stake)}, on the spot {fmt(alert.sensed)}): pinching? "
-                f"The table keeps the stake of {fmt(alert.stake)}")
-    extra = {"spot": alert.spot, "amount": fmt(alert.amount), "stake": fmt(alert.stake),
-             "sensed": fmt(alert.sensed)}
+        text = (
+            f"{fmt(alert.amount)} taken from {who} before the settlement (stake "
+            f"{fmt(alert.stake)}, on the spot {fmt(alert.sensed)}): pinching? "
+            f"The table keeps the stake of {fmt(alert.stake)}"
+        )
+    extra = {
+        "spot": alert.spot,
+        "amount": fmt(alert.amount),
+        "stake": fmt(alert.stake),
+        "sensed": fmt(alert.sensed),
+    }
     return text, extra

@@ -76,9 +76,13 @@ def build(cfg: DriversSection) -> Hardware:
         except CalibrationError as exc:
             bets = Absent("loadcell", f"not started: {exc} (run croupier calibrate scale)")
     cards: Reporting = (
-        SerialShoe.from_config(cfg.shoe) if cfg.shoe
-        else Absent("shoe", "no card source configured ([drivers.shoe]; the camera shoe is "
-                    "not wired into croupier run yet)")
+        SerialShoe.from_config(cfg.shoe)
+        if cfg.shoe
+        else Absent(
+            "shoe",
+            "no card source configured ([drivers.shoe]; the camera shoe is "
+            "not wired into croupier run yet)",
+        )
     )
     panel: Reporting
     gpio_panel = GpioPanel.from_config(cfg.panel) if cfg.panel else None

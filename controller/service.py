@@ -191,12 +191,18 @@ class Service:
         messages = self.stream.messages(operations, self.table, seq)
         for n, found in enumerate(self.intake.observe(operations)):
             key = f"{seq}:{found.kind}:{n}"  # several at one event (e.g. at the close)
-            messages.append(self._alert(seq, found.kind, found.message, found.box, key=key,
-                                        **found.extra))
+            messages.append(
+                self._alert(seq, found.kind, found.message, found.box, key=key, **found.extra)
+            )
         return messages
 
     def _alert(
-        self, seq: int, kind: str, message: str, box: int | None, key: str | None = None,
+        self,
+        seq: int,
+        kind: str,
+        message: str,
+        box: int | None,
+        key: str | None = None,
         **extra: Any,
     ) -> Message:
         r = self.table.round

@@ -49,7 +49,10 @@ def new_session() -> str:
 
 
 def status(
-    state: str, session: str, table: str, since: str,
+    state: str,
+    session: str,
+    table: str,
+    since: str,
     devices: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {"state": state, "session": session, "table": table, "since": since}

@@ -82,8 +82,9 @@ def getmode() -> int | None:
 
 def setup(channel: int, direction: int, pull_up_down: int = PUD_OFF, initial: int = -1) -> None:
     if _mode is None:
-        raise RuntimeError("Please set pin numbering mode using GPIO.setmode(GPIO.BOARD) or "
-                           "GPIO.setmode(GPIO.BCM)")
+        raise RuntimeError(
+            "Please set pin numbering mode using GPIO.setmode(GPIO.BOARD) or GPIO.setmode(GPIO.BCM)"
+        )
     if direction not in (IN, OUT):
         raise ValueError("An invalid direction was passed to setup()")
     with _lock:

@@ -120,7 +120,7 @@ class SimTable:
         """How many cards the dealer may draw in one go: at full speed, the rest of the
         initial deal (nothing can interrupt it); else one at a time, as a dealer does."""
         if self.speed is None and r.phase is Phase.DEAL:
-            return len(r.plan) - r.step  # the deal plan: read-only look at the round
+            return r.deal_cards_left
         return 1
 
     # --------------------------------------------------------- between rounds
@@ -294,12 +294,15 @@ class SimTable:
         shown = self.view.intake.bets.watch.sensed
         if any(
             shown.get((b.number, 0)) != b.stakes.get(f"box{b.number}")
-            for b in r.boxes if not b.doubled_or_split and f"box{b.number}" in b.stakes
+            for b in r.boxes
+            if not b.doubled_or_split and f"box{b.number}" in b.stakes
         ):
             return False  # this round's cheat is done (a spot no longer shows its stake)
         boxes = [
-            b for b in r.boxes
-            if b.number != in_play and not b.doubled_or_split
+            b
+            for b in r.boxes
+            if b.number != in_play
+            and not b.doubled_or_split
             and not any(h.surrendered or h.paid or h.hard > 21 for h in b.hands)
             and f"box{b.number}" in b.stakes
             and shown.get((b.number, 0)) == b.stakes[f"box{b.number}"]  # not cheated yet

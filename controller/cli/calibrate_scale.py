@@ -46,7 +46,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--channels", default="1-7", help="channels to calibrate: 1-7 or 1,2,5")
     p.add_argument("--known-grams", type=float, help="the reference weight, in grams")
     p.add_argument(
-        "--chip", action="append", default=[], metavar="VALUE[=GRAMS]",
+        "--chip",
+        action="append",
+        default=[],
+        metavar="VALUE[=GRAMS]",
         help="a denomination; without =GRAMS its chips are weighed (--chip-count of them)",
     )
     p.add_argument("--chip-count", type=int, default=20)
@@ -54,8 +57,12 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--noise-g", type=float, default=1.0)
     p.add_argument("--chip-tolerance-g", type=float, default=0.2)
     p.add_argument("--max-chips", type=int, default=40)
-    p.add_argument("--unique-up-to", type=int, default=5,
-                   help="stacks of up to this many chips must never be ambiguous")
+    p.add_argument(
+        "--unique-up-to",
+        type=int,
+        default=5,
+        help="stacks of up to this many chips must never be ambiguous",
+    )
     p.add_argument("--out", type=Path, help="the calibration file to write")
 
 
@@ -101,8 +108,15 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     try:
         plan = scale_session.Plan(
-            channels(args.channels), args.known_grams, chips(args.chip), args.chip_count,
-            args.samples, args.noise_g, args.chip_tolerance_g, args.max_chips, args.unique_up_to,
+            channels(args.channels),
+            args.known_grams,
+            chips(args.chip),
+            args.chip_count,
+            args.samples,
+            args.noise_g,
+            args.chip_tolerance_g,
+            args.max_chips,
+            args.unique_up_to,
         )
     except ValueError as exc:
         return _refuse(str(exc))
@@ -131,8 +145,10 @@ def _show(cal: Any) -> None:
         print(f"channel {c.channel}: tare {c.offset} counts, {c.counts_per_gram:.2f} counts/g")
     for d in cal.denominations:
         print(f"chip {d.value}: {d.grams:g} g")
-    print(f"tolerance {cal.noise_g:g} g + {cal.chip_tolerance_g:g} g per chip; stacks up to "
-          f"{cal.unique_up_to} chips are unambiguous")
+    print(
+        f"tolerance {cal.noise_g:g} g + {cal.chip_tolerance_g:g} g per chip; stacks up to "
+        f"{cal.unique_up_to} chips are unambiguous"
+    )
 
 
 def _refuse(reason: str) -> int:

@@ -47,8 +47,12 @@ def run(args: argparse.Namespace) -> int:
     from sim.runner import broker_for
 
     try:
-        config = override(load_config(args.config), "command line",
-                          state={"dir": args.state_dir}, log={"level": args.log_level})
+        config = override(
+            load_config(args.config),
+            "command line",
+            state={"dir": args.state_dir},
+            log={"level": args.log_level},
+        )
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2

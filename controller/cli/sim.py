@@ -37,7 +37,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--port", type=int, help="embedded broker's TCP port (1883)")
     parser.add_argument("--ws-port", type=int, help="embedded broker's WebSockets port (9001)")
     parser.add_argument(
-        "--cheat-rate", type=float,
+        "--cheat-rate",
+        type=float,
         help="share of rounds with a cheating player (past-posting or pinching; 0 to 1)",
     )
     parser.add_argument("--no-view", action="store_true", help="no terminal view (headless)")
@@ -80,8 +81,12 @@ def configure(args: argparse.Namespace) -> Any:
         table={"id": args.table, "rules": args.rules, "boxes": args.boxes},
         state={"dir": args.state_dir, "fsync": False if args.no_fsync else None},
         mqtt=mqtt,
-        sim={"seed": args.seed, "rounds": args.rounds, "speed": speed,
-             "cheat_rate": args.cheat_rate},
+        sim={
+            "seed": args.seed,
+            "rounds": args.rounds,
+            "speed": speed,
+            "cheat_rate": args.cheat_rate,
+        },
         log={"level": args.log_level},
     )
 

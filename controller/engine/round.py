@@ -170,6 +170,11 @@ class Round:
             cards.append(self.offer)
         return cards + self.discards
 
+    @property
+    def deal_cards_left(self) -> int:
+        """Cards the initial deal still needs (0 once it is complete)."""
+        return self.plan_end - self.step if self.phase is DEAL else 0
+
     def expecting(self) -> Expect:
         phase = self.phase
         if phase is DEAL or phase is DEALER:

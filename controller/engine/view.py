@@ -31,8 +31,8 @@ def op_json(op: ops.Operation, public: bool) -> dict[str, Any]:
         elif name in ("outcome",):
             value = outcome_json(value)
         out[name] = value
-    if public and getattr(op, "face_down", False):
-        out["card"] = HIDDEN
+    if public and (getattr(op, "face_down", False) or isinstance(op, ops.CardBurned)):
+        out["card"] = HIDDEN  # face-down cards until revealed; burned cards are never shown
     return out
 
 

@@ -48,8 +48,9 @@ class InputSettings:
 class GpioInputs:
     """Base of the GPIO drivers: pins -> debounced `changed(pin, active, t)` calls."""
 
-    def __init__(self, name: str, pins: dict[int, str], s: InputSettings,
-                 outputs: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self, name: str, pins: dict[int, str], s: InputSettings, outputs: tuple[int, ...] = ()
+    ) -> None:
         self.name = name
         self.pins = pins  # BCM pin -> what it is (for messages)
         self.out_pins = outputs
@@ -152,8 +153,7 @@ class GpioInputs:
                 gpio.setup(pin, gpio.IN, pull_up_down=pull)
             for pin in self.pins:
                 self.active[pin] = self._read(gpio, pin)
-                gpio.add_event_detect(pin, gpio.BOTH, callback=self._edge,
-                                      bouncetime=BOUNCETIME_MS)
+                gpio.add_event_detect(pin, gpio.BOTH, callback=self._edge, bouncetime=BOUNCETIME_MS)
         self.gpio = gpio
 
     def _release(self) -> None:
@@ -208,7 +208,8 @@ class GpioInputs:
 
     def flapped(self, pin: int) -> None:
         self.health.fault(
-            self.sink, f"flap:{pin}",
+            self.sink,
+            f"flap:{pin}",
             f"{self.pins[pin]} (GPIO {pin}) is flapping ({self.s.flap_edges}+ changes in "
             f"{self.s.flap_window_s:g} s): ignored until it is quiet; check its wiring",
         )

@@ -51,8 +51,12 @@ class GpioPanel(GpioInputs):
         confirm_window_s: float = 3.0,
         name: str = "panel",
     ) -> None:
-        super().__init__(name, {pin: f"{a} button" for a, pin in buttons.items()}, s,
-                         outputs=tuple(leds.values()))
+        super().__init__(
+            name,
+            {pin: f"{a} button" for a, pin in buttons.items()},
+            s,
+            outputs=tuple(leds.values()),
+        )
         self.action_of = {pin: action for action, pin in buttons.items()}
         self.leds = dict(leds)
         self.hold_s = hold_s
@@ -68,8 +72,9 @@ class GpioPanel(GpioInputs):
     @classmethod
     def from_config(cls, cfg: PanelSection) -> GpioPanel:
         s = InputSettings(True, cfg.debounce_s, cfg.flap_edges, cfg.flap_window_s)
-        return cls(dict(cfg.buttons), dict(cfg.leds), s, cfg.hold_s, cfg.costly,
-                   cfg.confirm_window_s)
+        return cls(
+            dict(cfg.buttons), dict(cfg.leds), s, cfg.hold_s, cfg.costly, cfg.confirm_window_s
+        )
 
     # --------------------------------------------------------------- buttons
     def changed(self, pin: int, active: bool, t: float) -> None:

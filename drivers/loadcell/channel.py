@@ -77,8 +77,11 @@ class ChannelState:
         if raw in (RAW_MIN, RAW_MAX) or not self.s.min_g <= grams <= self.s.max_g:
             # One wording for the whole episode: the alert is raised once, not per frame.
             u.faults.append(
-                ("range", f"reading out of range ({self.s.min_g:g} to {self.s.max_g:g} g): "
-                 "wiring, overload, or a tare taken with chips on the spot?")
+                (
+                    "range",
+                    f"reading out of range ({self.s.min_g:g} to {self.s.max_g:g} g): "
+                    "wiring, overload, or a tare taken with chips on the spot?",
+                )
             )
             self.restart()
             return u
@@ -95,8 +98,11 @@ class ChannelState:
         self._last_raw = raw
         if self._same >= self.s.stuck_frames:
             u.faults.append(
-                ("stuck", f"the same raw reading {raw} {self.s.stuck_frames} or more times "
-                 "in a row: the sensor is stuck")
+                (
+                    "stuck",
+                    f"the same raw reading {raw} {self.s.stuck_frames} or more times "
+                    "in a row: the sensor is stuck",
+                )
             )
             self.restart()
             return False
@@ -117,8 +123,11 @@ class ChannelState:
             self._moves.popleft()
         if len(self._moves) >= self.s.flap_changes:
             u.faults.append(
-                ("flap", f"the reading jumps {self.s.flap_changes} or more times in "
-                 f"{self.s.flap_window_s:g} s and will not settle: a flapping sensor")
+                (
+                    "flap",
+                    f"the reading jumps {self.s.flap_changes} or more times in "
+                    f"{self.s.flap_window_s:g} s and will not settle: a flapping sensor",
+                )
             )
             return True
         return False

@@ -58,8 +58,12 @@ class LoadCellBets(SerialDevice):
             cfg.port, cfg.baudrate, backoff_max=cfg.backoff_max_s, silence=cfg.silence_s
         )
         settle = SettleSettings(
-            cfg.settle_s, cfg.band_g, cfg.stuck_frames, max_g=cfg.max_g,
-            flap_changes=cfg.flap_changes, flap_window_s=cfg.flap_window_s,
+            cfg.settle_s,
+            cfg.band_g,
+            cfg.stuck_frames,
+            max_g=cfg.max_g,
+            flap_changes=cfg.flap_changes,
+            flap_window_s=cfg.flap_window_s,
         )
         return cls(link, calibration, list(cfg.spots), settle, presence)
 

@@ -65,7 +65,10 @@ class SerialKeypad(SerialDevice):
     tag, version = TAG, VERSION
 
     def __init__(
-        self, link: LinkSettings, hold_s: float = 1.0, costly: tuple[str, ...] = COSTLY,
+        self,
+        link: LinkSettings,
+        hold_s: float = 1.0,
+        costly: tuple[str, ...] = COSTLY,
         name: str = "keypad",
     ) -> None:
         super().__init__(name, link)
@@ -76,8 +79,12 @@ class SerialKeypad(SerialDevice):
 
     @classmethod
     def from_config(cls, cfg: KeypadSection) -> SerialKeypad:
-        return cls(LinkSettings(cfg.port, cfg.baudrate, backoff_max=cfg.backoff_max_s,
-                                silence=cfg.silence_s), cfg.hold_s)
+        return cls(
+            LinkSettings(
+                cfg.port, cfg.baudrate, backoff_max=cfg.backoff_max_s, silence=cfg.silence_s
+            ),
+            cfg.hold_s,
+        )
 
     def opened(self) -> None:
         self._seq = None

@@ -58,8 +58,11 @@ class SerialShoe(SerialDevice):
 
     @classmethod
     def from_config(cls, cfg: ShoeSection) -> SerialShoe:
-        return cls(LinkSettings(cfg.port, cfg.baudrate, backoff_max=cfg.backoff_max_s,
-                                silence=cfg.silence_s))
+        return cls(
+            LinkSettings(
+                cfg.port, cfg.baudrate, backoff_max=cfg.backoff_max_s, silence=cfg.silence_s
+            )
+        )
 
     def opened(self) -> None:
         self._seq = None

@@ -86,9 +86,7 @@ def device(tmp_path: Path) -> Iterator[FakeSerialDevice]:
 
 def make_calibration(channels: int = 7) -> ScaleCalibration:
     return ScaleCalibration(
-        channels=tuple(
-            ChannelCal(n, 80_000 + 1000 * n, 420.0 + n) for n in range(1, channels + 1)
-        ),
+        channels=tuple(ChannelCal(n, 80_000 + 1000 * n, 420.0 + n) for n in range(1, channels + 1)),
         # Chips weighted by denomination, far enough apart for stacks of up to 8.
         denominations=(Denomination(Decimal("5"), 10.0), Denomination(Decimal("25"), 27.5)),
         noise_g=0.5,

@@ -44,9 +44,7 @@ def test_a_chip_on_an_empty_box_after_the_close_is_a_late_bet() -> None:
 
 def test_pinching_is_raised_with_the_amount_taken() -> None:
     w = closed({1: "50"})
-    assert w.sensed_bet(1, 0, D(30)).alerts == (
-        BetAlert("pinched_bet", 1, 0, D(20), D(50), D(30)),
-    )
+    assert w.sensed_bet(1, 0, D(30)).alerts == (BetAlert("pinched_bet", 1, 0, D(20), D(50), D(30)),)
     assert w.sensed_bet(1, 0, D(0)).alerts == (BetAlert("pinched_bet", 1, 0, D(30), D(50), D(0)),)
 
 
@@ -71,9 +69,7 @@ def test_a_double_confirmed_by_the_dealer_is_no_alert() -> None:
     assert w.committed(1, {0: D(20)}) == []  # ... and the dealer presses double
     assert w.turn(2, may_add=True) == []
     # Taking the doubled chips back is pinching.
-    assert w.sensed_bet(1, 0, D(10)).alerts == (
-        BetAlert("pinched_bet", 1, 0, D(10), D(10), D(10)),
-    )
+    assert w.sensed_bet(1, 0, D(10)).alerts == (BetAlert("pinched_bet", 1, 0, D(10), D(10), D(10)),)
 
 
 def test_chips_added_in_a_turn_and_never_confirmed_are_a_late_bet_when_it_ends() -> None:

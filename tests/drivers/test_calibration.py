@@ -34,8 +34,10 @@ def test_a_heavy_mixed_stack_can_be_ambiguous_and_says_so(calibration: ScaleCali
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ({"denominations": (Denomination(D(5), 10.0), Denomination(D(25), 15.0))},
-         "too close to tell"),
+        (
+            {"denominations": (Denomination(D(5), 10.0), Denomination(D(25), 15.0))},
+            "too close to tell",
+        ),
         ({"channels": (ChannelCal(1, 0, 0.5),)}, "too weak a signal"),
         ({"channels": (ChannelCal(1, 1 << 24, 400.0),)}, "off the 24-bit range"),
         ({"noise_g": 6.0}, "half a chip"),
@@ -43,8 +45,9 @@ def test_a_heavy_mixed_stack_can_be_ambiguous_and_says_so(calibration: ScaleCali
         ({"denominations": (Denomination(D("0.001"), 10.0),)}, "in cents"),
     ],
 )
-def test_a_bad_calibration_is_refused_with_the_reason(change: dict[str, object],
-                                                      reason: str) -> None:
+def test_a_bad_calibration_is_refused_with_the_reason(
+    change: dict[str, object], reason: str
+) -> None:
     import dataclasses
 
     bad = dataclasses.replace(make_calibration(), **change)  # type: ignore[arg-type]
@@ -52,8 +55,9 @@ def test_a_bad_calibration_is_refused_with_the_reason(change: dict[str, object],
         scale.check(bad)
 
 
-def test_the_file_round_trips_and_is_versioned(tmp_path: Path,
-                                               calibration: ScaleCalibration) -> None:
+def test_the_file_round_trips_and_is_versioned(
+    tmp_path: Path, calibration: ScaleCalibration
+) -> None:
     path = tmp_path / "scale.json"
     scale.save(calibration, path)
     data = json.loads(path.read_text())
@@ -103,7 +107,9 @@ class Person:
 
 
 def test_calibrate_scale_on_a_fake_board(
-    device: FakeSerialDevice, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    device: FakeSerialDevice,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     truth = make_calibration(3)
@@ -120,11 +126,30 @@ def test_calibrate_scale_on_a_fake_board(
     board.start()
     out = tmp_path / "scale.json"
     try:
-        status = calibrate_scale.main([
-            "--port", str(device.path), "--channels", "1-3", "--known-grams", "500",
-            "--chip", "5=10", "--chip", "25", "--samples", "10", "--noise-g", "0.5",
-            "--chip-tolerance-g", "0.1", "--unique-up-to", "8", "--out", str(out),
-        ])
+        status = calibrate_scale.main(
+            [
+                "--port",
+                str(device.path),
+                "--channels",
+                "1-3",
+                "--known-grams",
+                "500",
+                "--chip",
+                "5=10",
+                "--chip",
+                "25",
+                "--samples",
+                "10",
+                "--noise-g",
+                "0.5",
+                "--chip-tolerance-g",
+                "0.1",
+                "--unique-up-to",
+                "8",
+                "--out",
+                str(out),
+            ]
+        )
     finally:
         board.stop()
     assert status == 0, capsys.readouterr().err
@@ -138,7 +163,9 @@ def test_calibrate_scale_on_a_fake_board(
 
 
 def test_calibrate_scale_refuses_chips_it_cannot_tell_apart(
-    device: FakeSerialDevice, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    device: FakeSerialDevice,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     board = FakeBoard(device, make_calibration(1), channels=1, period=0.01)
@@ -146,11 +173,24 @@ def test_calibrate_scale_refuses_chips_it_cannot_tell_apart(
     monkeypatch.setattr("builtins.input", lambda: board.put(1, next(steps)) or "")
     board.start()
     try:
-        status = calibrate_scale.main([
-            "--port", str(device.path), "--channels", "1", "--known-grams", "500",
-            "--chip", "5=10", "--chip", "25=15", "--samples", "5",
-            "--out", str(tmp_path / "scale.json"),
-        ])
+        status = calibrate_scale.main(
+            [
+                "--port",
+                str(device.path),
+                "--channels",
+                "1",
+                "--known-grams",
+                "500",
+                "--chip",
+                "5=10",
+                "--chip",
+                "25=15",
+                "--samples",
+                "5",
+                "--out",
+                str(tmp_path / "scale.json"),
+            ]
+        )
     finally:
         board.stop()
     assert status == 2
@@ -158,12 +198,21 @@ def test_calibrate_scale_refuses_chips_it_cannot_tell_apart(
     assert not (tmp_path / "scale.json").exists()
 
 
-def test_calibrate_scale_without_a_board(tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
-    status = calibrate_scale.main([
-        "--port", str(tmp_path / "nothing"), "--known-grams", "500", "--chip", "5=10",
-        "--out", str(tmp_path / "s.json"),
-    ])
+def test_calibrate_scale_without_a_board(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = calibrate_scale.main(
+        [
+            "--port",
+            str(tmp_path / "nothing"),
+            "--known-grams",
+            "500",
+            "--chip",
+            "5=10",
+            "--out",
+            str(tmp_path / "s.json"),
+        ]
+    )
     assert status == 2 and "cannot open" in capsys.readouterr().err
 
 

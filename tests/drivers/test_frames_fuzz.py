@@ -26,16 +26,23 @@ cs_lines = st.one_of(
     st.builds(cs.encode_heartbeat, st.integers(0, 0xFFFF)),
 )
 kp_lines = st.one_of(
-    st.builds(kp.encode_key, st.integers(0, 0xFFFF), st.sampled_from(PANEL_ACTIONS),
-              st.integers(0, 999_999)),
+    st.builds(
+        kp.encode_key,
+        st.integers(0, 0xFFFF),
+        st.sampled_from(PANEL_ACTIONS),
+        st.integers(0, 999_999),
+    ),
     st.builds(kp.encode_card, st.integers(0, 0xFFFF), cards),
     st.builds(kp.encode_heartbeat, st.integers(0, 0xFFFF)),
 )
 any_line = st.one_of(lc_frames, cs_lines, kp_lines)
 
 
-PARSERS = {(lc.TAG, lc.VERSION): lc.parse, (cs.TAG, cs.VERSION): cs.parse,
-           (kp.TAG, kp.VERSION): kp.parse}
+PARSERS = {
+    (lc.TAG, lc.VERSION): lc.parse,
+    (cs.TAG, cs.VERSION): cs.parse,
+    (kp.TAG, kp.VERSION): kp.parse,
+}
 
 
 def parse_all(data: bytes) -> list[object]:

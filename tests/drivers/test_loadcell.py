@@ -18,8 +18,9 @@ from drivers.serial.link import LinkSettings
 from drivers.settings import SpotSection
 from tests.drivers.conftest import Events, wait_until
 
-SETTLE = SettleSettings(settle_s=0.15, band_g=2.0, stuck_frames=40, flap_changes=8,
-                        flap_window_s=2.0)
+SETTLE = SettleSettings(
+    settle_s=0.15, band_g=2.0, stuck_frames=40, flap_changes=8, flap_window_s=2.0
+)
 
 
 def spots(n: int = 3) -> list[SpotSection]:
@@ -97,7 +98,9 @@ def test_starts_without_the_board_and_picks_it_up_later(
     device.unplug()
     d = LoadCellBets(
         LinkSettings(str(device.path), backoff_min=0.05, backoff_max=0.2, silence=1.0),
-        calibration, spots(), SETTLE,
+        calibration,
+        spots(),
+        SETTLE,
     )
     d.start(events)
     try:
@@ -153,7 +156,9 @@ def test_garbage_partial_oversized_and_wrong_checksum(
 
     d = LoadCellBets(
         LinkSettings(str(device.path), backoff_min=0.05, silence=None, garbled=4),
-        calibration, spots(), SETTLE,
+        calibration,
+        spots(),
+        SETTLE,
     )
     d.start(events)
     try:
@@ -171,8 +176,9 @@ def test_garbage_partial_oversized_and_wrong_checksum(
         assert garbled.box is None
         assert not events.of(BetSeen)
         # ... and good frames are read again afterwards.
-        device.stream(lambda i: encode_frame(8 + i, [81_000 + 4210 + i % 3, 82_000 + i % 3,
-                                                     83_000 + i % 3]))
+        device.stream(
+            lambda i: encode_frame(8 + i, [81_000 + 4210 + i % 3, 82_000 + i % 3, 83_000 + i % 3])
+        )
         events.wait_for(BetSeen, lambda e: e == bet(1, "5"))
         wait_until(lambda: d.health_report()[0].ok, what="the garbled fault to clear")
     finally:
@@ -185,7 +191,10 @@ def test_presence_sensor_and_scale_disagree(
     empty_says_presence = {1: False, 2: None, 3: True}
     d = LoadCellBets(
         LinkSettings(str(device.path), backoff_min=0.05, silence=1.0),
-        calibration, spots(), SETTLE, presence=empty_says_presence.get,
+        calibration,
+        spots(),
+        SETTLE,
+        presence=empty_says_presence.get,
     )
     d.start(events)
     try:
@@ -207,9 +216,13 @@ def test_insurance_and_behind_spots(
     device: FakeSerialDevice, calibration: ScaleCalibration, board: FakeBoard, events: Events
 ) -> None:
     d = LoadCellBets(
-        LinkSettings(str(device.path), backoff_min=0.05, silence=1.0), calibration,
-        [SpotSection(channel=1, box=4), SpotSection(channel=2, box=4, spot=1),
-         SpotSection(channel=3, box=4, kind="insurance")],
+        LinkSettings(str(device.path), backoff_min=0.05, silence=1.0),
+        calibration,
+        [
+            SpotSection(channel=1, box=4),
+            SpotSection(channel=2, box=4, spot=1),
+            SpotSection(channel=3, box=4, kind="insurance"),
+        ],
         SETTLE,
     )
     d.start(events)

@@ -29,7 +29,7 @@ def config(tmp: Path, url: str, board: Path, shoe: Path, keypad: Path) -> Path:
 [table]
 id = "hw"
 [state]
-dir = "{tmp / 'state'}"
+dir = "{tmp / "state"}"
 fsync = false
 [mqtt]
 broker = "{url}"
@@ -72,14 +72,31 @@ def test_run_on_fake_hardware(
     cfg = config(tmp_path, broker.url, board_dev.path, shoe_dev.path, keypad_dev.path)
     err = tmp_path / "run.err"
     with open(err, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(cfg),
-                                 "--log-level", "warning"], stderr=out)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "controller",
+                "run",
+                "--config",
+                str(cfg),
+                "--log-level",
+                "warning",
+            ],
+            stderr=out,
+        )
     try:
         # Up with what works: the scale and the keypad; not the shoe (unplugged) nor the
         # GPIO panel (no RPi.GPIO here). Said on stderr, on `status` and as alerts.
-        sub.wait_for(lambda: devices(sub).get("loadcell") is True
-                     and devices(sub).get("shoe") is False
-                     and devices(sub).get("panel") is False, 30, "the devices in status")
+        sub.wait_for(
+            lambda: (
+                devices(sub).get("loadcell") is True
+                and devices(sub).get("shoe") is False
+                and devices(sub).get("panel") is False
+            ),
+            30,
+            "the devices in status",
+        )
         sub.wait_for(lambda: "NOT working" in err.read_text(), 30, "the start-up summary")
         text = err.read_text()
         assert "shoe: cannot open" in text and "rpi-lgpio" in text
@@ -92,15 +109,25 @@ def test_run_on_fake_hardware(
         # A bet from the scale, no more bets from the keypad, then chips added.
         board.put(1, 20.0)  # two 5s
         board.put(2, 27.5)  # a 25 (be-casino deals to two boxes at least)
-        sub.wait_for(lambda: len([m for m in sub.on("events")
-                                  if m.payload.get("type") == "bet_placed"]) == 2, 30, "the bets")
+        sub.wait_for(
+            lambda: (
+                len([m for m in sub.on("events") if m.payload.get("type") == "bet_placed"]) == 2
+            ),
+            30,
+            "the bets",
+        )
         keypad_dev.write(kp.encode_key(60_000, "close_bets", 100))
-        sub.wait_for(lambda: any(m.payload.get("type") == "bets_closed"
-                                 for m in sub.on("events")), 30,
-                     f"no more bets: {[m.payload for m in sub.on('alerts')][-3:]}")
+        sub.wait_for(
+            lambda: any(m.payload.get("type") == "bets_closed" for m in sub.on("events")),
+            30,
+            f"no more bets: {[m.payload for m in sub.on('alerts')][-3:]}",
+        )
         board.put(1, 20.0 + 27.5)  # a 25 slipped on after the close
-        sub.wait_for(lambda: any(m.payload["kind"] == "late_bet" for m in sub.on("alerts")),
-                     30, "the late bet")
+        sub.wait_for(
+            lambda: any(m.payload["kind"] == "late_bet" for m in sub.on("alerts")),
+            30,
+            "the late bet",
+        )
         late = next(m.payload for m in sub.on("alerts") if m.payload["kind"] == "late_bet")
         assert (late["box"], late["amount"], late["stake"]) == (1, "25", "10")
         bet = next(m.payload for m in sub.on("events") if m.payload.get("type") == "bet_placed")

@@ -43,7 +43,9 @@ def test_cards_in_order_resends_ignored(
     device.write(cs.encode_card(3, "TH") + cs.encode_card(4, None))
     events.wait_for(CardRead, lambda e: e.card is None)
     assert events.of(CardRead) == [
-        CardRead("AS", 1.0, "shoe"), CardRead("TH", 1.0, "shoe"), CardRead(None, 0.0, "shoe"),
+        CardRead("AS", 1.0, "shoe"),
+        CardRead("TH", 1.0, "shoe"),
+        CardRead(None, 0.0, "shoe"),
     ]
     assert not events.of(SensorFault)
 
@@ -104,7 +106,9 @@ def test_keypad_keys_and_cards(
     device.write(kp.encode_key(4, "void", 1500))  # held: a void
     events.wait_for(PanelPress, lambda e: e.button == "void")
     assert events.of(PanelPress) == [
-        PanelPress("stand"), PanelPress("key_card", card="QH"), PanelPress("void"),
+        PanelPress("stand"),
+        PanelPress("key_card", card="QH"),
+        PanelPress("void"),
     ]
     assert keypad.ignored == ["void"]
 

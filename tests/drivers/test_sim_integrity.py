@@ -27,11 +27,14 @@ INTEGRITY = ("late_bet", "pinched_bet")
 PLAYED: dict[Path, Counter[str]] = {}  # event types per state dir
 
 
-def play(state: Path, rounds: int, seed: int, cheat_rate: float,
-         rules: str = "be-casino") -> tuple[list[dict[str, Any]], list[tuple[Any, ...]]]:
+def play(
+    state: Path, rounds: int, seed: int, cheat_rate: float, rules: str = "be-casino"
+) -> tuple[list[dict[str, Any]], list[tuple[Any, ...]]]:
     """Play offline; (every alert stored, the cheats the bots made)."""
     config = override(
-        Config(), "test", table={"id": "cheat", "rules": rules},
+        Config(),
+        "test",
+        table={"id": "cheat", "rules": rules},
         state={"dir": state, "fsync": False},
         sim={"rounds": rounds, "speed": "max", "seed": seed, "cheat_rate": cheat_rate},
     )
@@ -48,8 +51,11 @@ def play(state: Path, rounds: int, seed: int, cheat_rate: float,
 
 
 def caught(alerts: list[dict[str, Any]]) -> list[tuple[int, str, int, Decimal]]:
-    return [(a["round"], a["kind"], a["box"], Decimal(a["amount"]))
-            for a in alerts if a["kind"] in INTEGRITY]
+    return [
+        (a["round"], a["kind"], a["box"], Decimal(a["amount"]))
+        for a in alerts
+        if a["kind"] in INTEGRITY
+    ]
 
 
 def test_every_cheat_is_caught_and_nothing_else(tmp_path: Path) -> None:
@@ -71,8 +77,10 @@ def test_no_false_alert_over_1000_honest_rounds(tmp_path: Path) -> None:
     assert played["round_settled"] == 1000
     for kind in ("doubled", "split", "surrendered", "bust"):
         assert played[kind] > 20, (kind, played)
-    print(f"1000 honest rounds in {time.monotonic() - started:.1f} s, "
-          f"{len(alerts)} alerts of other kinds")
+    print(
+        f"1000 honest rounds in {time.monotonic() - started:.1f} s, "
+        f"{len(alerts)} alerts of other kinds"
+    )
 
 
 def test_cheats_are_caught_on_mqtt(
@@ -81,8 +89,20 @@ def test_cheats_are_caught_on_mqtt(
     _, cheats = play(tmp_path / "offline", rounds=60, seed=3, cheat_rate=0.3)
     sub = subscribe(broker.port, "cheat")
     proc = start_sim(
-        "--broker", broker.url, "--table", "cheat", "--rounds", "60", "--speed", "max",
-        "--seed", "3", "--cheat-rate", "0.3", "--state-dir", str(tmp_path / "live"),
+        "--broker",
+        broker.url,
+        "--table",
+        "cheat",
+        "--rounds",
+        "60",
+        "--speed",
+        "max",
+        "--seed",
+        "3",
+        "--cheat-rate",
+        "0.3",
+        "--state-dir",
+        str(tmp_path / "live"),
         log=tmp_path / "sim.log",
     )
     try:
@@ -90,9 +110,11 @@ def test_cheats_are_caught_on_mqtt(
     finally:
         if proc.poll() is None:
             proc.kill()
-    sub.wait_for(lambda: len([m for m in sub.on("alerts")
-                              if m.payload["kind"] in INTEGRITY]) >= len(cheats),
-                 30, "the integrity alerts")
+    sub.wait_for(
+        lambda: len([m for m in sub.on("alerts") if m.payload["kind"] in INTEGRITY]) >= len(cheats),
+        30,
+        "the integrity alerts",
+    )
     on_mqtt = [m.payload for m in sub.on("alerts")]
     assert cheats and caught(on_mqtt) == cheats
     late = next(a for a in on_mqtt if a["kind"] == "late_bet")

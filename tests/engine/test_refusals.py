@@ -51,6 +51,19 @@ DEALT_HOLE = [*DEALT, card("9H")]
 # Dealer shows an ace, insurance open.
 ACE_UP = [*TWO, card("TS"), card("9S"), card("AH"), card("6D"), card("8C")]
 
+# be-casino: box 1 hits by mistake; the card goes back on offer and box 1 stands.
+OFFERED = [
+    *TWO,
+    card("TS"),
+    card("9S"),
+    card("7H"),
+    card("2D"),
+    card("8C"),
+    card("2C"),
+    {"type": "misdeal_card"},
+    act(1, "stand"),
+]
+
 CASES: list[tuple[str, str, list[dict[str, Any]], Any, type[TableError], str]] = [
     # --- malformed events
     (
@@ -579,17 +592,7 @@ CASES: list[tuple[str, str, list[dict[str, Any]], Any, type[TableError], str]] =
     (
         "card while an offer waits",
         "be-casino",
-        [
-            *TWO,
-            card("TS"),
-            card("9S"),
-            card("7H"),
-            card("2D"),
-            card("8C"),
-            card("2C"),
-            {"type": "misdeal_card"},
-            act(1, "stand"),
-        ],
+        OFFERED,
         card("3D"),
         OutOfTurn,
         "must first take or refuse the mistaken card",
@@ -597,17 +600,7 @@ CASES: list[tuple[str, str, list[dict[str, Any]], Any, type[TableError], str]] =
     (
         "offer answered by the wrong box",
         "be-casino",
-        [
-            *TWO,
-            card("TS"),
-            card("9S"),
-            card("7H"),
-            card("2D"),
-            card("8C"),
-            card("2C"),
-            {"type": "misdeal_card"},
-            act(1, "stand"),
-        ],
+        OFFERED,
         act(1, "refuse_card"),
         OutOfTurn,
         "offered to box 2, not box 1",

@@ -119,3 +119,22 @@ def test_no_display_ever_sees_a_card_before_it_is_shown(name):
         if t.shoe.cut_reached:
             shoe.shuffle()
             t.new_shoe()
+
+
+def test_burned_cards_are_never_shown_to_displays():
+    t = table("fr-classic")
+    t.new_shoe()
+    ops = t.burn("AS")
+    public = op_json(ops[0], public=True)
+    assert public["card"] is None and op_json(ops[0], public=False)["card"] == "AS"
+
+
+def test_deal_cards_left_counts_down_the_initial_deal():
+    t = table("us-holecard", boxes=2)
+    start(t, {1: "10", 2: "10"})
+    r = t.round
+    assert r is not None and r.deal_cards_left == 6  # two each, the up card and the hole card
+    cards(t, "2S", "3S", "4S")
+    assert r.deal_cards_left == 3
+    cards(t, "5S", "6S", "7S")
+    assert r.deal_cards_left == 0
