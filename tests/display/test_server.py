@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import threading
@@ -107,3 +108,20 @@ def test_static_files_are_package_data() -> None:
             folder = path.parent.relative_to(STATIC.parents[1]).as_posix()
             pattern = f'"{folder}/*{path.suffix if folder.endswith("static") else ""}"'
             assert pattern in pyproject, f"{path.name}: add {pattern} to package-data"
+
+
+UNREACHABLE = ("ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ENETUNREACH")
+
+
+@pytest.mark.slow
+def test_shipped_client_rebuilds_from_npm_byte_for_byte() -> None:
+    """scripts/vendor-mqtt --check: npm ci from the lockfile, then compare the files."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed: the shipped client cannot be rebuilt here")
+    script = Path(__file__).resolve().parents[2] / "scripts" / "vendor-mqtt"
+    done = subprocess.run([str(script), "--check"], capture_output=True, text=True,
+                          timeout=300, check=False)
+    if done.returncode != 0 and any(code in done.stderr for code in UNREACHABLE):
+        pytest.skip(f"the npm registry is unreachable: {done.stderr.strip()[-300:]}")
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert "byte for byte" in done.stdout

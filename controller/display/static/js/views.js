@@ -50,7 +50,7 @@ export function shoe(state) {
 function total(hand) {
   if (hand.total === undefined) return "?"; // a closed card: no total until it turns over
   if (hand.blackjack) return "BJ";
-  if (hand.soft && hand.total <= 21) return `${hand.total - 10}/${hand.total}`;
+  if (hand.soft && hand.total < 21 && !hand.done) return `${hand.total - 10}/${hand.total}`;
   return String(hand.total);
 }
 
