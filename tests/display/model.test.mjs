@@ -106,3 +106,15 @@ test("a fixed list of tables ignores others; no list takes every table", () => {
   assert.equal(all.get("bad/id"), null);
   assert.deepEqual(all.filters(["state"]), ["croupier/v1/+/state"]);
 });
+
+test("a mistaken card: taken back from its box, then taken by a later one", () => {
+  const t = new TableModel("t1");
+  t.receive("state", state(10), true);
+  t.receive("events", event(11, { type: "card_dealt", box: 1, hand: 1, card: "7C", face_down: false }), false);
+  t.receive("events", event(12, { type: "mistaken_card", box: 1, hand: 1, card: "7C" }), false);
+  assert.equal(t.reads[0].mistaken, true);
+  assert.equal(t.reads[0].movedTo, undefined);
+  t.receive("events", event(13, { type: "card_taken", box: 5, hand: 1, card: "7C" }), false);
+  assert.equal(t.reads[0].movedTo, "box 5");
+  assert.equal(t.reads.length, 1, "the same card, not a new one");
+});

@@ -84,10 +84,10 @@ def test_payouts_as_rounds_settle_and_lost_when_killed(
             " Number(document.querySelector('.dealer-head').dataset.seq),"
             " document.querySelector('.next-who').textContent, ask.textContent]; })()",
             30, "the dealer's screen to ask a box for a decision")
+        page.screenshot(tmp_path, "dealer-screen")
         states = [m.payload for m in sub.on("state") if m.payload["seq"] == seq]
         assert states, f"the page drew state {seq}, which the subscriber never got"
         assert (who.upper(), ask) in [expectation(s, s["awaiting_key"]) for s in states]
-        page.screenshot(tmp_path, "dealer-screen")
 
         # The pit display: each settled round's payouts, exactly as the outcome message has them.
         page.open(display.url(""))
@@ -119,6 +119,10 @@ def test_payouts_as_rounds_settle_and_lost_when_killed(
         assert badge == "Lost"
         sub.wait_for(lambda: any(m.payload["state"] == "lost" for m in sub.on("status")), 10,
                      "the will on status")
+        # The dealer's screen no longer asks for what the dead table last wanted.
+        page.open(display.url("dealer", table="e2e"))
+        page.until("document.querySelector('.next-who')?.textContent === 'Table lost'", 10,
+                   "the dealer's screen to say the table is lost")
     finally:
         display.stop()
 

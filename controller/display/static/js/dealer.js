@@ -10,13 +10,22 @@ import { alerts, badges, boxes, dealer, read } from "./views.js";
 
 const TOPICS = ["status", "info", "state", "events", "outcome", "outcome/last", "alerts", "bridge"];
 
-function next(table) {
-  const e = expectation(table.state);
+/** When the table or the broker is gone, that comes before anything the last state asked. */
+function halted(table, linkUp) {
+  if (!linkUp) return { who: "No connection", ask: "reconnecting to the broker…", key: true, halted: true };
+  const live = table.liveness();
+  if (live === "lost") return { who: "Table lost", ask: "the table stopped: wait for it to restart", key: true, halted: true };
+  if (live === "offline") return { who: "Table stopped", ask: "the table is not running", key: true, halted: true };
+  return null;
+}
+
+function next(table, linkUp) {
+  const e = halted(table, linkUp) ?? expectation(table.state);
   const unreadable = e.key ? table.reads.find((r) => r.unreadable) : null;
   return h("section", { class: `next${e.key ? " key" : ""}`, "aria-labelledby": "next-title" },
     h("h2", { id: "next-title", class: "visually-hidden" }, "Next"),
     h("p", { class: "next-who" }, e.who),
-    h("p", { class: "next-ask", "data-expecting": table.state?.expecting?.what ?? "" }, e.ask),
+    h("p", { class: "next-ask", "data-expecting": e.halted ? "" : table.state?.expecting?.what ?? "" }, e.ask),
     e.card ? h("p", { class: "next-card" }, card(e.card)) : null,
     unreadable?.confidence !== null && unreadable ? h("p", { class: "next-detail" }, `read at confidence ${unreadable.confidence.toFixed(2)}`) : null,
   );
@@ -30,7 +39,7 @@ function screen(table, linkUp, dismiss) {
       badges(table, linkUp),
       h("span", { class: "dealer-round" }, state ? `Round ${state.round} · ${phaseName(state.phase)}` : ""),
     ),
-    next(table),
+    next(table, linkUp),
     h("div", { class: "dealer-columns" },
       h("section", { class: "reads", "aria-labelledby": "reads-title" },
         h("h2", { id: "reads-title" }, "Last cards"),
@@ -60,7 +69,7 @@ async function main() {
     drawnVersion = version;
     const dismiss = (id) => table.dismiss(id) || draw();
     fill(root, screen(table, link.up, dismiss));
-    const e = expectation(table.state);
+    const e = halted(table, link.up) ?? expectation(table.state);
     const say = `${e.who}: ${e.ask}`;
     if (announce.textContent !== say) announce.textContent = say; // read out once per change
   });

@@ -141,7 +141,19 @@ export class TableModel {
       }
       this._keyed = false;
     }
+    if (data.type === "mistaken_card" || data.type === "card_taken" || data.type === "card_discarded") {
+      this._moved(data);
+    }
     return action;
+  }
+
+  /** A card dealt by mistake: taken back, then taken by a later box or discarded. */
+  _moved(data) {
+    const read = this.reads.find((r) => r.card === data.card && r.round === data.round);
+    if (!read) return;
+    if (data.type === "mistaken_card") read.mistaken = true;
+    else if (data.type === "card_discarded") read.movedTo = "discarded";
+    else read.movedTo = data.box === 0 ? "dealer" : `box ${data.box}`;
   }
 
   _read(read) {

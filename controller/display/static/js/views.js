@@ -61,7 +61,7 @@ export function dealer(state) {
   return h("div", { class: "dealer", "data-box": "0" },
     h("h3", null, "Dealer"),
     d ? cards(d.cards) : h("span", { class: "empty" }, "no cards"),
-    d && d.cards.length ? h("span", { class: "total", "aria-label": "dealer total" }, String(d.total), hidden ? " + ?" : "") : null,
+    d && d.cards.length ? h("span", { class: "total" }, h("span", { class: "visually-hidden" }, "total "), String(d.total), hidden ? " + ?" : "") : null,
     d && !hidden && d.total > 21 ? h("span", { class: "tag bust" }, "bust") : null,
   );
 }
@@ -189,7 +189,8 @@ export function read(r) {
   return h("li", { class: `read${r.keyed ? " keyed" : ""}`, "data-seq": r.seq },
     card(r.faceDown ? null : r.card, "small"),
     h("span", { class: "read-card" }, r.faceDown ? "face down" : cardLabel(r.card)),
-    h("span", { class: "read-where" }, `→ ${where}`),
+    h("span", { class: "read-where" }, `→ ${where}`,
+      r.mistaken ? h("span", { class: "mistaken" }, " mistaken", r.movedTo ? ` → ${r.movedTo}` : ", offered on") : null),
     h("span", { class: "read-how" }, r.keyed ? "keyed in" : "read"),
   );
 }
