@@ -10,9 +10,10 @@ in play): the engine still decides what is legal, and refuses the rest.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from controller.bet_desk import BetDesk, describe
 from controller.engine import Table, ops, parse_card
@@ -74,6 +75,18 @@ def next_card_hidden(table: Table) -> bool:
     return False
 
 
+How = Literal["read", "unreadable", "keyed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A card out of the shoe as the desk took it, for the dealer's screen."""
+
+    card: str | None
+    confidence: float | None  # the camera's; None for a card keyed in
+    how: How
+
+
 class Intake:
     def __init__(self, table: Table, min_confidence: float) -> None:
         self.table = table
@@ -82,6 +95,17 @@ class Intake:
         self.awaiting_key = False
         # Bet integrity: sensed stakes against the stakes the engine closed on.
         self.bets = BetDesk(table)
+        # The last cards out of the shoe (newest last) and how many there were in all.
+        self.reads: deque[Read] = deque(maxlen=8)
+        self.read_count = 0
+
+    def _note(self, card: str | None, confidence: float | None, how: How) -> None:
+        # The dealer's screen faces the players too: a card going face down or to the
+        # burn is listed as a back, never by its face (called before the engine applies).
+        if card is not None and next_card_hidden(self.table):
+            card = None
+        self.reads.append(Read(card, confidence, how))
+        self.read_count += 1
 
     def translate(self, event: DriverEvent) -> Intent | None:
         if isinstance(event, CardRead):
@@ -103,6 +127,7 @@ class Intake:
                 "key the first card in, then show the second again",
             )
         if read.card is None or read.confidence < self.min_confidence:
+            self._note(read.card, read.confidence, "unreadable")
             self.awaiting_key = True
             seen = "nothing" if read.card is None else f"{read.card} at {read.confidence:.2f}"
             if read.card is not None and next_card_hidden(self.table):
@@ -117,10 +142,12 @@ class Intake:
         try:
             code = parse_card(read.card)
         except UnknownCard as exc:
+            self._note(read.card, read.confidence, "unreadable")
             self.awaiting_key = True
             if next_card_hidden(self.table):
                 return Raise("unreadable", "the shoe read no card code: key the card in")
             return Raise("unreadable", f"{exc}: key the card in on the panel")
+        self._note(code, read.confidence, "read")
         return Ask(self._card_event(code))
 
     def _card_event(self, code: str) -> dict[str, Any]:
@@ -177,6 +204,7 @@ class Intake:
             except UnknownCard as exc:
                 return Raise("refused", str(exc))
             self.awaiting_key = False
+            self._note(code, None, "keyed")
             return Ask(self._card_event(code))
         if button in DECISIONS:
             box = press.box if press.box is not None else self.table.expecting().box

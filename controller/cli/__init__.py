@@ -14,6 +14,7 @@ from controller import __version__
 SUBCOMMANDS = (
     "run",
     "sim",
+    "display",
     "replay",
     "rules",
     "simulate",

@@ -51,6 +51,8 @@ def test_the_intake_knows_which_card_goes_face_down_as_the_engine_does(
             assert len(placed) == 1, (seq, result)
             down = isinstance(placed[0], ops.CardBurned) or placed[0].face_down
             assert predicted == down, (seq, placed[0])
+            # The dealer's screen (seen by the players too) lists it as a back, or by its face.
+            assert intake.reads[-1].card == (None if down else placed[0].card), seq
             hidden += down
             shown += not down
     finally:
