@@ -21,8 +21,13 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from drivers.camera.corner import CARD_W, CornerPose, corner_patch, patch_inside, shoe_corners
 from drivers.camera.glyphs import Image, find_indices, to_gray
+from drivers.camera.match import CalibratedReader, CornerRead
 from drivers.camera.model import GlyphModel
+from drivers.camera.reader import rank_anchor, read_corner
+
+Model = GlyphModel | CalibratedReader
 
 
 @dataclass(frozen=True)
@@ -30,8 +35,14 @@ class ShoeGeometry:
     """Where the index corner passes in the shoe camera frame."""
 
     frame_size: tuple[int, int] = (640, 480)  # width, height
-    band: tuple[int, int] = (84, 146)  # x range of the index corner (left, right)
+    band: tuple[int, int] = (70, 172)  # x range of the card's left edge and index corner
     rank_height: int = 36  # rank glyph height in pixels
+    card_width: float = 210.0  # card width in pixels
+
+    @property
+    def scale(self) -> float:
+        """Image pixels per canonical card pixel."""
+        return self.card_width / CARD_W
 
     def check(self) -> None:
         w, _ = self.frame_size
@@ -40,6 +51,8 @@ class ShoeGeometry:
             raise ValueError(f"band {self.band} is not inside a frame {w} pixels wide")
         if not 8 <= self.rank_height <= 200:
             raise ValueError(f"rank height {self.rank_height} px is out of range 8..200")
+        if not 40.0 <= self.card_width <= 2.0 * w:
+            raise ValueError(f"card width {self.card_width} px is out of range 40..{2 * w}")
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,7 @@ class _Seen:
     card: str | None
     raw: str  # best labels even when rejected, to detect conflicts
     confidence: float
+    indexed: bool = True  # the corner looked like an index of the deck at all
 
 
 @dataclass
@@ -100,12 +114,13 @@ TYPICAL_STEP = 55.0  # pixels per frame of a card pulled at a usual speed
 BACK_TOLERANCE = 6.0  # an index may seem to move up this much (jitter)
 ACCEPT = 0.5  # combined confidence needed to report a card
 CONFLICT_MIN = 0.15  # a disagreeing frame this sure makes the card a conflict
+INDEX_FIT = 0.5  # a corner matching the deck's corners this well holds an index
 
 
 class ShoeReader:
     """Feed frames in order; get CardRead objects as cards leave the view."""
 
-    def __init__(self, model: GlyphModel, geometry: ShoeGeometry | None = None) -> None:
+    def __init__(self, model: Model, geometry: ShoeGeometry | None = None) -> None:
         self.model = model
         self.geometry = geometry or ShoeGeometry()
         self.geometry.check()
@@ -166,11 +181,10 @@ class ShoeReader:
         return self._end_pass() if self._in_pass else []
 
     def _observe(self, band: Image, frame_index: int) -> None:
-        for index in find_indices(band, self.geometry.rank_height):
-            read = self.model.read(index)
-            raw = (read.rank.label or "?") + (read.suit.label or "?")
-            seen = _Seen(frame_index, index.box.cy, read.card, raw, read.confidence)
-            self._assign(seen)
+        ramp = self._background if self._background is not None else 48.0
+        for pose, read in read_band(band, self.model, self.geometry, ramp):
+            self._assign(_Seen(frame_index, pose.origin[1], read.card, read.best,
+                               read.confidence, read.fit >= INDEX_FIT))
 
     def _assign(self, seen: _Seen) -> None:
         """Give a detection to the track whose predicted position it is
@@ -242,7 +256,8 @@ def decide(track: _Track, start: int, end: int) -> CardRead:
             votes.setdefault(s.card, []).append(s.confidence)
     first = track.seen[0].frame
     if not votes:
-        return CardRead(None, 0.0, first, start, end, 0, "low_confidence")
+        reason = "low_confidence" if any(s.indexed for s in track.seen) else "no_index"
+        return CardRead(None, 0.0, first, start, end, 0, reason)
     card = max(votes, key=lambda c: (len(votes[c]), sum(votes[c])))
     confs = votes[card]
     # Any other accepted read is a conflict; unsure disagreeing frames are
@@ -270,13 +285,53 @@ def band_sharpness(band: Image) -> float:
     return float(cv2.Laplacian(to_gray(band), cv2.CV_64F).var())
 
 
-def read_still(frame: Image, model: GlyphModel, geometry: ShoeGeometry) -> tuple[str | None,
-                                                                                  float]:
+def band_poses(band: Image, model: Model, geometry: ShoeGeometry,
+               ramp: float) -> list[CornerPose]:
+    """Card corners in a band: from the card edges, plus one for each index
+    found by its ink that no edge corner explains (a card lying over another,
+    whose top edge does not show; a corner washed out by glare)."""
+    scale = geometry.scale
+    poses = shoe_corners(band, scale, ramp)
+    ax, ay = rank_anchor(model)
+    found = [(float(i.rank_box.x), float(i.rank_box.y))
+             for i in find_indices(band, geometry.rank_height)]
+    # An index lies by the card's left edge, in the column of the indices of
+    # the corners found (or of the leftmost index): glyph pairs further right
+    # are pips.
+    columns = [p.origin[0] + ax * scale for p in poses] or [min(x for x, _ in found)] \
+        if found else []
+    for rx, ry in found:
+        if any(_explains(p, rx, ry, scale) for p in poses):
+            continue
+        if not any(abs(rx - c) <= 10.0 * scale for c in columns):
+            continue
+        poses.append(CornerPose((rx - ax * scale, ry - ay * scale), (scale, 0.0), (0.0, scale),
+                                "ink"))
+    return poses
+
+
+def _explains(pose: CornerPose, x: float, y: float, scale: float) -> bool:
+    """The point (image px) lies in the index corner of the pose's card."""
+    dx, dy = (x - pose.origin[0]) / scale, (y - pose.origin[1]) / scale
+    return -6.0 <= dx <= 60.0 and -6.0 <= dy <= 90.0
+
+
+def read_band(band: Image, model: Model, geometry: ShoeGeometry,
+              ramp: float) -> list[tuple[CornerPose, CornerRead]]:
+    return [(p, read_corner(model, corner_patch(band, p)))
+            for p in band_poses(band, model, geometry, ramp) if patch_inside(band.shape, p)]
+
+
+def read_still(frame: Image, model: Model, geometry: ShoeGeometry,
+               ramp: float | None = None) -> tuple[str | None, float]:
     """Read one shoe frame on its own (no tracking): the card when every
-    index seen in the band agrees on one accepted card, else None."""
+    index seen in the band agrees on one accepted card, else None. `ramp`:
+    grey level of the empty ramp (measured from the frame when None)."""
     left, right = geometry.band
     band = np.ascontiguousarray(frame[:, left:right])
-    reads = [model.read(i) for i in find_indices(band, geometry.rank_height)]
+    if ramp is None:
+        ramp = float(np.percentile(to_gray(band)[::4, ::4], 10))
+    reads = [r for _, r in read_band(band, model, geometry, ramp)]
     cards = {r.card for r in reads if r.card is not None}
     if len(cards) != 1:
         return None, 0.0
@@ -284,7 +339,6 @@ def read_still(frame: Image, model: GlyphModel, geometry: ShoeGeometry) -> tuple
     # Another index in view that is read as something else, even unsurely,
     # makes the frame ambiguous.
     for r in reads:
-        raw = (r.rank.label or "?") + (r.suit.label or "?")
-        if r.card is None and raw != card and r.confidence >= CONFLICT_MIN:
+        if r.card is None and r.best != card and r.confidence >= CONFLICT_MIN:
             return None, 0.0
     return card, max(r.confidence for r in reads if r.card == card)
