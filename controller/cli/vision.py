@@ -11,6 +11,7 @@ from pathlib import Path
 
 from calibration.vision_file import CalibrationError, load
 from drivers.camera.generic import generic_model
+from drivers.camera.match import CalibratedReader
 from drivers.camera.model import GlyphModel
 
 
@@ -29,7 +30,7 @@ def run_read(args: argparse.Namespace) -> int:
 
     from drivers.camera.frame import read_frame
 
-    model: GlyphModel
+    model: GlyphModel | CalibratedReader
     try:
         model = load(args.calibration).model() if args.calibration else generic_model()
     except CalibrationError as exc:
