@@ -27,9 +27,8 @@ from drivers.camera.corner import (
     shoe_corners,
 )
 from drivers.camera.glyphs import Image
-from drivers.camera.match import CalibratedReader, CornerRead
-from drivers.camera.model import GlyphModel
-from drivers.camera.reader import read_corner
+from drivers.camera.match import CornerRead
+from drivers.camera.reader import Model, read_corner
 
 __all__ = ["CARD_H", "CARD_W", "RANK_HEIGHT", "read_canonical", "read_frame"]
 
@@ -149,7 +148,7 @@ def corner_patches(bordered: Image) -> list[Image]:
     return out
 
 
-def read_canonical(card: Image, model: GlyphModel | CalibratedReader
+def read_canonical(card: Image, model: Model
                    ) -> tuple[str | None, float, tuple[CornerRead | None, ...]]:
     """Read a card already warped to the canonical size (no border): it is
     laid on a dark surround first, as a card on the felt."""
@@ -158,7 +157,7 @@ def read_canonical(card: Image, model: GlyphModel | CalibratedReader
     return read_bordered(bordered, model)
 
 
-def read_bordered(bordered: Image, model: GlyphModel | CalibratedReader
+def read_bordered(bordered: Image, model: Model
                   ) -> tuple[str | None, float, tuple[CornerRead | None, ...]]:
     reads = tuple(read_corner(model, p) for p in corner_patches(bordered))
     cards = {r.card for r in reads if r.card is not None}
@@ -173,7 +172,7 @@ def read_bordered(bordered: Image, model: GlyphModel | CalibratedReader
     return card_code, conf, reads
 
 
-def read_frame(frame: Image, model: GlyphModel | CalibratedReader,
+def read_frame(frame: Image, model: Model,
                short_side: tuple[float, float] = (60.0, 260.0)) -> list[CardInFrame]:
     """Every card found in a BGR (or grey) frame, read or not, left to right."""
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)

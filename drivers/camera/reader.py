@@ -1,8 +1,9 @@
 """What the shoe and frame modes ask of a reader: read one corner patch.
 
-Two readers exist: the calibrated one (drivers.camera.match, a deck's own
-corners) and the glyph model (drivers.camera.model: rank and suit glyphs cut
-out of the corner and compared with templates; the generic model is one).
+Readers: the calibrated one (drivers.camera.match, a deck's own corners),
+the generic one (drivers.camera.generic, standard indices of any deck) and
+the glyph template model (drivers.camera.model, what a calibration checks a
+deck with).
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from typing import Protocol
 import numpy as np
 
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN, RANK_HEIGHT
+from drivers.camera.generic import GenericReader
 from drivers.camera.glyphs import Box, Image, find_indices
 from drivers.camera.match import CalibratedReader, CornerRead
 from drivers.camera.model import GlyphModel
+
+Model = GlyphModel | CalibratedReader | GenericReader
 
 
 class Reader(Protocol):
@@ -23,10 +27,10 @@ class Reader(Protocol):
     def read_corner(self, patch: Image) -> CornerRead: ...
 
 
-def read_corner(reader: GlyphModel | CalibratedReader, patch: Image) -> CornerRead:
-    if isinstance(reader, CalibratedReader):
-        return reader.read_corner(patch)
-    return read_glyphs(reader, patch)
+def read_corner(reader: Model, patch: Image) -> CornerRead:
+    if isinstance(reader, GlyphModel):
+        return read_glyphs(reader, patch)
+    return reader.read_corner(patch)
 
 
 def read_glyphs(model: GlyphModel, patch: Image) -> CornerRead:
@@ -40,7 +44,7 @@ def read_glyphs(model: GlyphModel, patch: Image) -> CornerRead:
     return CornerRead(read.card, read.confidence, raw, (0.0, 0.0, 0.0), 1.0)
 
 
-def rank_anchor(reader: GlyphModel | CalibratedReader) -> tuple[float, float]:
+def rank_anchor(reader: Model) -> tuple[float, float]:
     """Canonical corner position of the top left of a rank glyph (where a
     corner is placed from an index found by its ink)."""
     if isinstance(reader, CalibratedReader):

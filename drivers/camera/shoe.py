@@ -23,11 +23,8 @@ import numpy as np
 
 from drivers.camera.corner import CARD_W, CornerPose, corner_patch, patch_inside, shoe_corners
 from drivers.camera.glyphs import Image, find_indices, to_gray
-from drivers.camera.match import CalibratedReader, CornerRead
-from drivers.camera.model import GlyphModel
-from drivers.camera.reader import rank_anchor, read_corner
-
-Model = GlyphModel | CalibratedReader
+from drivers.camera.match import CornerRead
+from drivers.camera.reader import Model, rank_anchor, read_corner
 
 
 @dataclass(frozen=True)

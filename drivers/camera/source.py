@@ -15,8 +15,7 @@ from pathlib import Path
 from drivers.camera.capture import Capture
 from drivers.camera.generic import generic_model
 from drivers.camera.glyphs import Image
-from drivers.camera.match import CalibratedReader
-from drivers.camera.model import GlyphModel
+from drivers.camera.reader import Model
 from drivers.camera.shoe import CardRead, ShoeGeometry, ShoeReader
 
 __all__ = ["CardRead", "CardSource"]
@@ -30,7 +29,7 @@ class CardSource:
     (a camera calibration's `geometry`); None uses the nominal shoe mount.
     """
 
-    def __init__(self, model: GlyphModel | CalibratedReader | None = None,
+    def __init__(self, model: Model | None = None,
                  geometry: ShoeGeometry | None = None) -> None:
         self.reader = ShoeReader(model or generic_model(), geometry)
 
