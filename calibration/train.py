@@ -4,8 +4,9 @@ Each card is shown to the real corner finder (drivers.camera.corner) many
 times over, drawn on a patch of dark ramp by the simulated camera
 (sim.camera.optics: a slight turn and perspective, exposure steps, uneven
 light, glare, defocus, motion blur, noise, JPEG; the test envelope of the
-shoe camera), and the reader's discriminants are fitted on what the reader
-then sees. Views are drawn from a fixed seed, so a calibration is
+shoe camera; in some views another card lies behind, as when two cards are
+pulled out together), and the reader's discriminants are fitted on what the
+reader then sees. Views are drawn from a fixed seed, so a calibration is
 reproducible. The benchmark draws its frames from other seeds.
 """
 
@@ -33,6 +34,7 @@ from sim.camera.optics import OpticsRange, card_corners, expose, place
 
 RAMP = (48, 46, 44)
 VIEWS = 20  # simulated camera views of each corner of each card
+BEHIND = 0.25  # share of views with another card behind (two cards stuck together)
 _CANVAS = (110, 200)  # width, height: a band of the shoe camera at canonical scale
 _TOP_LEFT = (24.0, 30.0)  # where the card's corner lies on it
 
@@ -57,6 +59,13 @@ def corner_view(face: Image, rng: np.random.Generator | None) -> Image | None:
         y0 += float(rng.uniform(-3, 3))
         angle = float(rng.uniform(-2.0, 2.0))
         jitter = rng.uniform(-1, 1, (4, 2)).astype(np.float32) * 0.02 * fw
+        if rng.random() < BEHIND:
+            # Two cards pulled out together: the one behind shows above
+            # this card's top edge, paper against paper instead of the ramp.
+            back = float(rng.uniform(0.3, 0.6)) * fh
+            place(canvas, face, card_corners(x0 + float(rng.uniform(-4, 4)) + fw / 2,
+                                             y0 - back + fh / 2, float(fw), float(fh),
+                                             float(rng.uniform(-2.0, 2.0))))
     place(canvas, face, card_corners(x0 + fw / 2, y0 + fh / 2, float(fw), float(fh), angle,
                                      jitter))
     if rng is not None:

@@ -196,7 +196,14 @@ class ShoeReader:
             step = seen.y - last.y
             if not -BACK_TOLERANCE <= step <= MAX_STEP * dt:
                 continue
-            cost = abs(seen.y - (last.y + track.speed() * dt))
+            expected = track.speed() * dt
+            if (_other_card(track, seen) and expected > 2 * BACK_TOLERANCE
+                    and step < 0.5 * expected):
+                # Surely another card, well behind where this one is by now:
+                # the card following it (two cards pulled out together) whose
+                # index shows where the first one's was.
+                continue
+            cost = abs(seen.y - (last.y + expected))
             if cost < best_cost:
                 best, best_cost = track, cost
         if best is None:
@@ -221,6 +228,15 @@ class ShoeReader:
         tracks.sort(key=lambda t: t.seen[0].frame)
         reads = [decide(t, start, end) for t in tracks]
         return _merge_same_card(reads)
+
+
+def _other_card(track: _Track, seen: _Seen) -> bool:
+    """The detection is read, surely, as a card that the track was read as
+    surely, and never as this one."""
+    if seen.card is None:
+        return False
+    cards = {s.card for s in track.seen if s.card is not None}
+    return bool(cards) and seen.card not in cards
 
 
 def _merge_same_card(reads: list[CardRead]) -> list[CardRead]:

@@ -146,6 +146,29 @@ def test_two_cards_stuck_together_give_both_reads_in_order() -> None:
         assert [r.card for r in reads] == [a, b]
 
 
+STUCK_PAIRS = [("AS", "KD"), ("5C", "5H"), ("TD", "3S"), ("QH", "7C"), ("2D", "JS"),
+               ("9S", "6H"), ("KC", "4D"), ("8H", "TC")]
+# Pairs of the eight that give both cards in order (measured 4, 8 and 7: on
+# svg-cards the leading card's corner, paper against paper, is often not
+# found; a card lost is reported by the service as a missing card, never as
+# another card).
+STUCK_BOTH_FLOOR = {"npm-svg-cards": 4, "npm-cardsjs": 8, "house": 7}
+
+
+@pytest.mark.parametrize("name", ["npm-svg-cards", "npm-cardsjs", "house"])
+def test_stuck_pairs_on_every_deck_never_give_a_wrong_card(name: str) -> None:
+    deck = get_deck(name)
+    model = get_calibration(name).model()
+    both = 0
+    for seed, (a, b) in enumerate(STUCK_PAIRS):
+        cam = ShoeCamera(deck, seed=seed)
+        cards = [r.card for r in CardSource(model).reads(f.image for f in cam.stuck_pair(a, b))]
+        assert [c for c in cards if c not in (a, b, None)] == []
+        assert len(cards) <= 2
+        both += cards == [a, b]
+    assert both >= STUCK_BOTH_FLOOR[name]
+
+
 @pytest.mark.parametrize("name", ["npm-svg-cards", "npm-cardsjs", "house"])
 def test_covered_rank_or_index_is_never_misread_on_any_card(name: str) -> None:
     """Every card of the deck with the upper 60% of its rank covered, and
