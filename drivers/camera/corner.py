@@ -65,9 +65,12 @@ def corner_patch(image: Image, pose: CornerPose, width: int = CORNER_W,
 
 
 def patch_inside(shape: tuple[int, ...], pose: CornerPose, width: int = CORNER_W,
-                 height: int = CORNER_H, margin: int = MARGIN) -> bool:
-    """The whole patch (margin included) lies inside an image of this shape:
-    a corner cut by the frame's edge is not read."""
+                 height: int = CORNER_H, margin: int = 0) -> bool:
+    """The corner region (and `margin` around it) lies inside an image of
+    this shape: a corner cut by the frame's edge is not read. The patch's
+    own margin may run off the frame (a card whose top edge is just inside
+    it): `corner_patch` fills it with black, no paper and so no ink, as the
+    dark ramp around the card."""
     h, w = shape[0], shape[1]
     for cx in (-margin, width + margin):
         for cy in (-margin, height + margin):

@@ -225,9 +225,22 @@ class ShoeReader:
         # (a glyph-like blot on the face), not a second card.
         strong = max(len(t.seen) for t in tracks)
         tracks = [t for t in tracks if len(t.seen) >= 2 or strong < 3]
-        tracks.sort(key=lambda t: t.seen[0].frame)
+        # Leading card first: the one whose index entered the view first,
+        # estimated from all its sightings (a stray early sighting of one
+        # card in the other's track does not reorder them).
+        tracks.sort(key=_entry)
         reads = [decide(t, start, end) for t in tracks]
         return _merge_same_card(reads)
+
+
+def _entry(track: _Track) -> float:
+    """Frame at which the track's index was at the top of the view: the
+    median over its sightings of frame - y / speed."""
+    steps = [(b.y - a.y) / (b.frame - a.frame)
+             for a, b in zip(track.seen, track.seen[1:], strict=False)
+             if b.frame > a.frame and b.y > a.y]
+    speed = float(np.median(steps)) if steps else TYPICAL_STEP
+    return float(np.median([s.frame - s.y / max(speed, 1.0) for s in track.seen]))
 
 
 def _other_card(track: _Track, seen: _Seen) -> bool:

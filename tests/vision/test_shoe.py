@@ -148,11 +148,11 @@ def test_two_cards_stuck_together_give_both_reads_in_order() -> None:
 
 STUCK_PAIRS = [("AS", "KD"), ("5C", "5H"), ("TD", "3S"), ("QH", "7C"), ("2D", "JS"),
                ("9S", "6H"), ("KC", "4D"), ("8H", "TC")]
-# Pairs of the eight that give both cards in order (measured 4, 8 and 7: on
+# Pairs of the eight that give both cards in order (measured 4, 8 and 8: on
 # svg-cards the leading card's corner, paper against paper, is often not
 # found; a card lost is reported by the service as a missing card, never as
 # another card).
-STUCK_BOTH_FLOOR = {"npm-svg-cards": 4, "npm-cardsjs": 8, "house": 7}
+STUCK_BOTH_FLOOR = {"npm-svg-cards": 4, "npm-cardsjs": 8, "house": 8}
 
 
 @pytest.mark.parametrize("name", ["npm-svg-cards", "npm-cardsjs", "house"])
@@ -165,6 +165,8 @@ def test_stuck_pairs_on_every_deck_never_give_a_wrong_card(name: str) -> None:
         cards = [r.card for r in CardSource(model).reads(f.image for f in cam.stuck_pair(a, b))]
         assert [c for c in cards if c not in (a, b, None)] == []
         assert len(cards) <= 2
+        # Never in the wrong order (the second card would go to the wrong seat).
+        assert cards != [b, a]
         both += cards == [a, b]
     assert both >= STUCK_BOTH_FLOOR[name]
 
