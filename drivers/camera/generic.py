@@ -236,12 +236,27 @@ def suit_vector(parts: IndexParts) -> npt.NDArray[np.float32]:
 
 @dataclass(frozen=True)
 class GenericThresholds:
-    rank_llr: float = 8.0
+    """Log-likelihood ratios needed, for red ink (hearts or diamonds) and for
+    black ink (spades or clubs): the colour settles which two suits compete,
+    and the two pairs differ (a spade and a club are far more alike than a
+    heart and a diamond)."""
+
+    rank_llr: float = 8.0  # red ink
     suit_llr: float = 8.0
+    rank_llr_black: float = 8.0
+    suit_llr_black: float = 8.0
     rank_distance: float = 1e9  # squared Mahalanobis distance to the class read
     suit_distance: float = 1e9
     red_min: float = 0.08  # red ink at least this red (rank and suit)
     black_max: float = 0.04  # black ink at most this red
+
+    def for_colour(self, suits: str) -> tuple[float, float]:
+        """(rank, suit) ratios for the suits the colour allows."""
+        if suits == RED_SUITS:
+            return self.rank_llr, self.suit_llr
+        if suits == "SC":
+            return self.rank_llr_black, self.suit_llr_black
+        return max(self.rank_llr, self.rank_llr_black), max(self.suit_llr, self.suit_llr_black)
 
 
 @dataclass(frozen=True)
@@ -254,12 +269,18 @@ class Verdict:
     suit_llr: float
     rank_d: float
     suit_d: float
-    colour_clear: bool  # the ink is clearly red or clearly black (or the image grey)
+    colour: str | None  # suits the ink allows (ink_colour); None: not clear
+
+    @property
+    def colour_clear(self) -> bool:
+        return self.colour is not None
 
     def sure(self, t: GenericThresholds) -> bool:
-        return (self.colour_clear and self.rank != NOT_A_RANK and self.rank_llr >= t.rank_llr
-                and self.suit_llr >= t.suit_llr and self.rank_d <= t.rank_distance
-                and self.suit_d <= t.suit_distance)
+        if self.colour is None or self.rank == NOT_A_RANK:
+            return False
+        rank_llr, suit_llr = t.for_colour(self.colour)
+        return (self.rank_llr >= rank_llr and self.suit_llr >= suit_llr
+                and self.rank_d <= t.rank_distance and self.suit_d <= t.suit_distance)
 
 
 def ink_colour(parts: IndexParts, t: GenericThresholds) -> str | None:
@@ -291,16 +312,17 @@ class GenericReader:
         r = self.rank.decide(rv)
         s = self.suit.decide(sv, colour)
         return Verdict(r.label, s.label, r.llr, s.llr, self.rank.distance(rv, r.label),
-                       self.suit.distance(sv, s.label), colour is not None)
+                       self.suit.distance(sv, s.label), colour)
 
     def read_parts(self, parts: IndexParts) -> CornerRead:
         t = self.thresholds
         v = self.verdict(parts)
         raw = (v.rank if v.rank != NOT_A_RANK else "?") + v.suit
         llr = (min(v.rank_llr, v.suit_llr), v.rank_llr, v.suit_llr)
-        if not v.sure(t):
+        if not v.sure(t) or v.colour is None:
             return CornerRead(None, 0.0, raw, llr, 1.0)
-        margin = min(v.rank_llr / t.rank_llr, v.suit_llr / t.suit_llr)
+        need_rank, need_suit = t.for_colour(v.colour)
+        margin = min(v.rank_llr / need_rank, v.suit_llr / need_suit)
         conf = float(np.clip(0.5 + 0.25 * (margin - 1.0), 0.5, 1.0))
         return CornerRead(v.rank + v.suit, conf, raw, llr, 1.0)
 

@@ -80,7 +80,7 @@ class InkLayer:
     ink: FloatMap
     labels: npt.NDArray[np.int32]
     stats: npt.NDArray[np.int32]
-    redness: FloatMap | None
+    colour: Image | None  # the BGR patch (redness is measured on glyph pixels only)
 
 
 def to_gray(patch: Image) -> Image:
@@ -118,12 +118,8 @@ def ink_layer(patch: Image, glyph_size: int) -> InkLayer:
     # that would otherwise join a glyph to the background.
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _OPEN_KERNEL)
     _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-    redness = None
-    if patch.ndim == 3:
-        b, gch, r = cv2.split(patch.astype(np.float32))
-        redness = (r - np.maximum(gch, b)) / 255.0
     return InkLayer(ink.astype(np.float32), labels.astype(np.int32), stats.astype(np.int32),
-                    redness)
+                    patch if patch.ndim == 3 else None)
 
 
 def _box(stats: npt.NDArray[np.int32], i: int) -> Box:
@@ -178,13 +174,14 @@ def _ink_map(layer: InkLayer, ids: list[int], box: Box) -> FloatMap:
 
 
 def _redness(layer: InkLayer, ids: list[int], box: Box) -> float:
-    if layer.redness is None:
+    if layer.colour is None:
         return -1.0
     sub_labels = layer.labels[box.y : box.y2, box.x : box.x2]
     keep = np.isin(sub_labels, ids)
     if not keep.any():
         return -1.0
-    return float(layer.redness[box.y : box.y2, box.x : box.x2][keep].mean())
+    px = layer.colour[box.y : box.y2, box.x : box.x2][keep].astype(np.float32)
+    return float(np.mean(px[:, 2] - np.maximum(px[:, 1], px[:, 0])) / 255.0)
 
 
 def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGlyphs]:
