@@ -195,3 +195,25 @@ def test_covered_rank_or_index_is_never_misread_on_any_card(name: str) -> None:
             if card not in (code, None):
                 wrong.append((what, code, card))
     assert wrong == []
+
+
+@pytest.mark.parametrize("name", ["npm-svg-cards", "npm-cardsjs", "house"])
+def test_index_cut_by_the_top_of_the_frame_is_never_misread(name: str) -> None:
+    """A card entering at the top of the view: its top edge is out of the
+    frame and its rank glyph cut part way (the lower loop of an 8 alone
+    looks like a 6). With no edge to place the corner, the index found by
+    its ink must lie wholly in the frame to be read."""
+    model = get_calibration(name).model()
+    cam = ShoeCamera(get_deck(name), seed=9)
+    left, right = GEOMETRY.band
+    wrong = []
+    for code in ALL_CARDS:
+        frame = cam.still(code, clean=True)
+        found = find_indices(np.ascontiguousarray(frame[:, left:right]), GEOMETRY.rank_height)
+        r = min(found, key=lambda i: i.rank_box.x).rank_box
+        for cut in (0.3, 0.5, 0.7):
+            top = r.y + int(cut * r.h)
+            card, _ = read_still(np.ascontiguousarray(frame[top:]), model, GEOMETRY)
+            if card not in (code, None):
+                wrong.append((code, cut, card))
+    assert wrong == []
