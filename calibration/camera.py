@@ -169,9 +169,12 @@ def _geometry(shots: dict[str, Shot], source: FrameSource) -> ShoeGeometry:
         raise CalibrationError("no frame from the camera")
     h, w = frame.shape[:2]
     left = float(np.median(lefts))
-    band = (max(0, round(left - 0.06 * width)), min(w, round(left + 0.24 * width)))
+    # The band holds the card's left edge (with room for the card to wander)
+    # and the index corner to its right.
+    band = (max(0, round(left - 0.12 * width)), min(w, round(left + 0.36 * width)))
     rank_h = round(float(np.median([s.rank_height for s in shots.values()])))
-    geometry = ShoeGeometry(frame_size=(w, h), band=band, rank_height=rank_h)
+    geometry = ShoeGeometry(frame_size=(w, h), band=band, rank_height=rank_h,
+                            card_width=round(width, 1))
     try:
         geometry.check()
     except ValueError as exc:

@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.train import TrainingError, train_reader
 from calibration.vision_file import CalibrationError, VisionCalibration
 from drivers.camera.features import rank_features, suit_features
 from drivers.camera.frame import CARD_H, CARD_W, RANK_HEIGHT, corners_of
@@ -125,6 +126,10 @@ def calibrate_cards(
         thresholds=Thresholds(),
     )
     _check_separable(cal, base, np.array(owners))
+    try:
+        cal.reader = train_reader(cards, deck)
+    except TrainingError as exc:
+        raise CalibrationError(str(exc)) from None
     return cal
 
 

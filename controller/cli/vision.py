@@ -11,7 +11,7 @@ from pathlib import Path
 
 from calibration.vision_file import CalibrationError, load
 from drivers.camera.generic import generic_model
-from drivers.camera.model import GlyphModel
+from drivers.camera.reader import Model
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +29,7 @@ def run_read(args: argparse.Namespace) -> int:
 
     from drivers.camera.frame import read_frame
 
-    model: GlyphModel
+    model: Model
     try:
         model = load(args.calibration).model() if args.calibration else generic_model()
     except CalibrationError as exc:

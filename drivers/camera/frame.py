@@ -5,7 +5,9 @@ Cards are found as regions lighter than their surroundings with a local
 does not hide them. Each card is warped upright to the canonical size and
 both index corners (top left, and bottom right turned half a turn) are read;
 the card is read only when the corners agree or one corner is unreadable
-(half covered) and the other is sure.
+(half covered) and the other is sure. The card is warped with a border of
+its surroundings, so that each corner is placed from the card's own edges
+(drivers.camera.corner), exactly as in the shoe.
 """
 
 from __future__ import annotations
@@ -16,12 +18,22 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.glyphs import Image, find_indices
-from drivers.camera.model import GlyphModel, IndexRead
+from drivers.camera.corner import (
+    CARD_H,
+    CARD_W,
+    RANK_HEIGHT,
+    CornerPose,
+    corner_patch,
+    shoe_corners,
+)
+from drivers.camera.glyphs import Image
+from drivers.camera.match import CornerRead
+from drivers.camera.reader import Model, read_corner
 
-CARD_W, CARD_H = 200, 280  # canonical card, portrait
-CORNER_W, CORNER_H = 46, 92  # index corner crop of the canonical card
-RANK_HEIGHT = 34  # nominal rank glyph height on the canonical card
+__all__ = ["CARD_H", "CARD_W", "RANK_HEIGHT", "read_canonical", "read_frame"]
+
+GLYPH_CORNER_W, GLYPH_CORNER_H = 46, 92  # index corner crop used by calibration checks
+BORDER = 14  # canonical pixels of surroundings kept around a warped card
 ASPECT_RANGE = (1.22, 1.62)  # long side / short side of a card outline
 MIN_SOLIDITY = 0.90  # contour area / rectangle area
 
@@ -39,7 +51,7 @@ class CardInFrame:
     card: str | None
     confidence: float
     centre: tuple[float, float]
-    reads: tuple[IndexRead | None, IndexRead | None]
+    reads: tuple[CornerRead | None, CornerRead | None]
 
 
 def card_mask(gray: Image, min_short_side: float) -> Image:
@@ -51,9 +63,8 @@ def card_mask(gray: Image, min_short_side: float) -> Image:
     # The middle of a large card may fail it (its window is all card): that
     # leaves a hole, and only the outer outline is used.
     small = cv2.GaussianBlur(small, (5, 5), 0)
-    mask = cv2.adaptiveThreshold(
-        small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -20
-    )
+    mask = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
+                                 block, -20)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     # Close gaps that a dark index or picture cuts in the card's rim.
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
@@ -80,17 +91,11 @@ def find_cards(gray: Image, short_side: tuple[float, float] = (60.0, 260.0)) -> 
         # The hull ignores notches a glyph or the picture cuts into the rim;
         # two cards stuck together still make a hull unlike one rectangle.
         solidity = cv2.contourArea(cv2.convexHull(c)) / max(w * h, 1.0)
-        single = (
-            ASPECT_RANGE[0] <= long_ / max(short, 1.0) <= ASPECT_RANGE[1]
-            and solidity >= MIN_SOLIDITY
-            and lo * 0.85 <= short <= hi * 1.15
-        )
+        single = (ASPECT_RANGE[0] <= long_ / max(short, 1.0) <= ASPECT_RANGE[1]
+                  and solidity >= MIN_SOLIDITY and lo * 0.85 <= short <= hi * 1.15)
         box = cv2.boxPoints(((cx, cy), (w, h), angle)).astype(np.float32)
-        found.append(
-            FoundCard(
-                _portrait_order(box), (float(cx), float(cy)), (float(short), float(long_)), single
-            )
-        )
+        found.append(FoundCard(_portrait_order(box), (float(cx), float(cy)),
+                               (float(short), float(long_)), single))
     return found
 
 
@@ -106,44 +111,69 @@ def _portrait_order(box: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return pts.astype(np.float32)
 
 
-def warp_card(frame: Image, corners: npt.NDArray[np.float32]) -> Image:
-    dst = np.array([[0, 0], [CARD_W - 1, 0], [CARD_W - 1, CARD_H - 1], [0, CARD_H - 1]], np.float32)
+def warp_card(frame: Image, corners: npt.NDArray[np.float32], border: int = 0) -> Image:
+    """The card warped upright to the canonical size, with `border` canonical
+    pixels of its surroundings on each side."""
+    dst = np.array([[0, 0], [CARD_W - 1, 0], [CARD_W - 1, CARD_H - 1], [0, CARD_H - 1]],
+                   np.float32) + border
     m = cv2.getPerspectiveTransform(corners, dst)
-    return cv2.warpPerspective(frame, m, (CARD_W, CARD_H), flags=cv2.INTER_LINEAR)
+    size = (CARD_W + 2 * border, CARD_H + 2 * border)
+    return cv2.warpPerspective(frame, m, size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
 
 def corners_of(card: Image) -> tuple[Image, Image]:
-    """The two index corners of a canonical card, both upright."""
-    tl = np.ascontiguousarray(card[:CORNER_H, :CORNER_W])
-    br = np.ascontiguousarray(card[CARD_H - CORNER_H :, CARD_W - CORNER_W :][::-1, ::-1])
+    """The two index corners of a canonical card, both upright (the crops
+    the calibration checks look for glyphs in)."""
+    tl = np.ascontiguousarray(card[:GLYPH_CORNER_H, :GLYPH_CORNER_W])
+    br = np.ascontiguousarray(
+        card[CARD_H - GLYPH_CORNER_H :, CARD_W - GLYPH_CORNER_W :][::-1, ::-1])
     return tl, br
 
 
-def read_corner(corner: Image, model: GlyphModel) -> IndexRead | None:
-    indices = find_indices(corner, RANK_HEIGHT, limit=1)
-    return model.read(indices[0]) if indices else None
+def corner_patches(bordered: Image) -> list[Image]:
+    """Corner patches of both index corners of a card warped with BORDER:
+    each placed from the card's edges when they show, else where the warp
+    put them."""
+    out = []
+    for view in (bordered, np.ascontiguousarray(bordered[::-1, ::-1])):
+        region = np.ascontiguousarray(view[: BORDER + 130, : BORDER + 80])
+        surround = float(np.median(view[: BORDER // 2, :, 1])) if view.ndim == 3 else float(
+            np.median(view[: BORDER // 2]))
+        poses = [p for p in shoe_corners(region, 1.0, surround)
+                 if abs(p.origin[0] - BORDER) < 8 and abs(p.origin[1] - BORDER) < 8]
+        pose = poses[0] if poses else CornerPose((float(BORDER), float(BORDER)), (1.0, 0.0),
+                                                 (0.0, 1.0), "card")
+        out.append(corner_patch(view, pose))
+    return out
 
 
-def read_canonical(
-    card: Image, model: GlyphModel
-) -> tuple[str | None, float, tuple[IndexRead | None, ...]]:
-    """Read a card already warped to the canonical size."""
-    reads = tuple(read_corner(c, model) for c in corners_of(card))
-    cards = {r.card for r in reads if r is not None and r.card is not None}
+def read_canonical(card: Image, model: Model
+                   ) -> tuple[str | None, float, tuple[CornerRead | None, ...]]:
+    """Read a card already warped to the canonical size (no border): it is
+    laid on a dark surround first, as a card on the felt."""
+    bordered = cv2.copyMakeBorder(card, BORDER, BORDER, BORDER, BORDER, cv2.BORDER_CONSTANT,
+                                  value=(48, 46, 44) if card.ndim == 3 else 46)
+    return read_bordered(bordered, model)
+
+
+def read_bordered(bordered: Image, model: Model
+                  ) -> tuple[str | None, float, tuple[CornerRead | None, ...]]:
+    reads = tuple(read_corner(model, p) for p in corner_patches(bordered))
+    cards = {r.card for r in reads if r.card is not None}
     if len(cards) != 1:
         # No corner read, or the two corners disagree: never guess.
-        best = max((r.confidence for r in reads if r is not None), default=0.0)
+        best = max((r.confidence for r in reads), default=0.0)
         return None, best if not cards else 0.0, reads
     card_code = cards.pop()
-    confs = [r.confidence for r in reads if r is not None and r.card == card_code]
+    confs = [r.confidence for r in reads if r.card == card_code]
     # Two agreeing corners are surer than either alone.
     conf = 1.0 - float(np.prod([1.0 - c for c in confs]))
     return card_code, conf, reads
 
 
-def read_frame(
-    frame: Image, model: GlyphModel, short_side: tuple[float, float] = (60.0, 260.0)
-) -> list[CardInFrame]:
+def read_frame(frame: Image, model: Model,
+               short_side: tuple[float, float] = (60.0, 260.0)) -> list[CardInFrame]:
     """Every card found in a BGR (or grey) frame, read or not, left to right."""
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     out: list[CardInFrame] = []
@@ -151,7 +181,7 @@ def read_frame(
         if not found.single:
             out.append(CardInFrame(None, 0.0, found.centre, (None, None)))
             continue
-        card, conf, reads = read_canonical(warp_card(frame, found.corners), model)
+        card, conf, reads = read_bordered(warp_card(frame, found.corners, BORDER), model)
         out.append(CardInFrame(card, conf, found.centre, (reads[0], reads[1])))
     out.sort(key=lambda c: (c.centre[0], c.centre[1]))
     return out

@@ -1,170 +1,377 @@
-"""The generic model: rank and suit templates drawn here, for decks with
-standard indices (A K Q J 10..2 and the four French suits) that have not been
-calibrated.
+"""The generic reader: standard indices (A K Q J 10..2, four French suits) on
+decks that have not been calibrated.
 
-Ranks come from OpenCV's built-in Hershey fonts (always present, unlike
-system TrueType fonts) in several weights and widths; suits are drawn as
-polygons in several proportions. Everything is rendered large, then shrunk
-to index size, so the templates carry the same blur as a camera image.
-Built once per process (about a second) and kept in memory.
+It reads the same corner patch as the calibrated reader (drivers.camera.corner:
+placed from the card's edges, upright, at canonical scale), but knows nothing
+of the deck. The index is found in the patch from its ink: the rank is the
+first glyph line in the card's index column (one or two components: a ten),
+the suit the glyph right under it. Each glyph is cut at its box and
+stretched to a fixed size (condensed and wide fonts alike), described by its
+ink and its gradient directions, then read by a linear discriminant
+(drivers.camera.lda, as in the calibrated reader).
+
+The discriminants are not trained here: `calibration.build_generic` renders
+rank glyphs and suit symbols from many fonts (Debian font packages) on
+synthetic cards, sends them through the simulated shoe camera, this corner
+finder and this segmentation, and fits them on what this module then sees.
+The result ships as package data (`drivers/camera/data/generic.npz`); nothing
+is downloaded or rendered at run time.
+
+A card is read only when: the rank is one of the 13 ranks (the model also
+knows "not a rank": other letters and digits, such as the French 1 R D V) and
+the suit one of the four, each discriminant sure (log-likelihood ratio over
+the runner-up), each glyph close to its class (Mahalanobis distance under the
+model's covariance: a glyph unlike anything the fonts showed is refused), and
+the ink colour agreeing with the suit (red hearts and diamonds, black spades
+and clubs). Otherwise the corner is refused, never guessed.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
-from drivers.camera.features import rank_features, suit_features
-from drivers.camera.glyphs import FloatMap
-from drivers.camera.model import RANKS, GlyphModel, TemplateSet, Thresholds
+from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
+from drivers.camera.glyphs import Box, FloatMap, Image
+from drivers.camera.lda import Discriminant
+from drivers.camera.match import CornerRead
 
-FONTS = (
-    cv2.FONT_HERSHEY_SIMPLEX,
-    cv2.FONT_HERSHEY_DUPLEX,
-    cv2.FONT_HERSHEY_COMPLEX,
-    cv2.FONT_HERSHEY_TRIPLEX,
-    cv2.FONT_HERSHEY_PLAIN,
-    cv2.FONT_HERSHEY_COMPLEX_SMALL,
-)
-RANK_TEXT = {r: ("10" if r == "T" else r) for r in RANKS}
-_CANVAS = 160
+MODEL_PATH = Path(__file__).resolve().parent / "data" / "generic.npz"
+FORMAT = "croupier-generic-reader"
+VERSION = 1
+
+RANK_SIZE = (12, 18)  # width, height of a normalised rank glyph (pixel part)
+SUIT_SIZE = (12, 12)
+NOT_A_RANK = "x"  # the discriminant's class for glyphs that are no rank
+RED_SUITS = "HD"
+
+_PAPER_K = 21  # closing window of the paper level, canonical pixels
+_CHAMFER = 7  # the card's rounded corner: canonical x + y below this is not read
+
+# Where an index may be, canonical pixels of the card.
+RANK_H = (11, 58)  # rank glyph height
+RANK_TOP_MAX = 30  # a rank starts this near the card's top edge
+RANK_LEFT_MAX = 26  # and this near its left edge
+# Smaller glyphs are refused: blurred, a small suit is a blob (printed
+# indices are larger: 27-45 px ranks, 14-25 px suits on the decks tested).
+MIN_RANK_H = 16
+MIN_SUIT_H = 10
 
 
-def ink_bbox(ink: FloatMap, level: float = 0.35) -> FloatMap:
-    """Crop an ink map to the box of its pixels above `level`."""
-    ys, xs = np.nonzero(ink > level)
-    if len(xs) == 0:
-        return ink
-    return ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+@dataclass(frozen=True)
+class IndexParts:
+    """One index as cut from a corner patch (patch coordinates)."""
+
+    rank_box: Box
+    suit_box: Box
+    rank_ink: FloatMap  # ink 0..1 inside rank_box, other components masked out
+    suit_ink: FloatMap
+    rank_parts: int  # components of the rank line (a ten has two)
+    rank_red: float  # mean (R - max(G, B)) / 255 over the glyph's ink; NaN: grey image
+    suit_red: float
 
 
-def shrink(ink: FloatMap, height: int) -> FloatMap:
-    """Shrink a large glyph to camera size, as the lens and sensor would."""
+def ink_map(patch: Image) -> FloatMap:
+    """Ink strength 0..1 (darkness against the local paper, green channel:
+    red and black ink alike) of a corner patch; nothing outside the card."""
+    g = patch[:, :, 1] if patch.ndim == 3 else patch
+    g = np.ascontiguousarray(g)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (_PAPER_K, _PAPER_K))
+    paper = np.asarray(cv2.blur(cv2.morphologyEx(g, cv2.MORPH_CLOSE, kernel), (5, 5)),
+                       np.float32)
+    ink = np.clip((paper - g.astype(np.float32)) / np.maximum(paper, 30.0), 0.0, 1.0)
+    ink[paper < 60.0] = 0.0
+    # Outside the card (the ramp beyond its edges, the rounded corner).
+    ink[: MARGIN + 2] = 0.0
+    ink[:, : MARGIN + 2] = 0.0
+    yy, xx = np.mgrid[: ink.shape[0], : ink.shape[1]]
+    ink[(xx - MARGIN) + (yy - MARGIN) < _CHAMFER] = 0.0
+    return ink.astype(np.float32)
+
+
+def _boxes(stats: npt.NDArray[np.int32]) -> list[Box]:
+    return [Box(int(s[0]), int(s[1]), int(s[2]), int(s[3])) for s in stats]
+
+
+def index_parts(patch: Image) -> IndexParts | None:
+    """The index (rank over suit) nearest the card's corner in a corner
+    patch, or None when there is nothing like one."""
+    ink = ink_map(patch)
+    inner = ink[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W]
+    top = float(np.percentile(inner, 99.5))
+    if top < 0.15:
+        return None
+    mask = (ink > max(0.12, 0.42 * top)).astype(np.uint8)
+    n, labels, raw_stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    stats = np.asarray(raw_stats, np.int32)
+    boxes = _boxes(stats)
+    area = stats[:, 4]
+    o = MARGIN
+    # The rank: the first glyph in reading order within the index column.
+    seeds = [i for i in range(1, n)
+             if RANK_H[0] <= boxes[i].h <= RANK_H[1] and boxes[i].w <= 0.9 * RANK_H[1]
+             and boxes[i].y - o <= RANK_TOP_MAX and boxes[i].x - o <= RANK_LEFT_MAX
+             and area[i] >= 18]
+    if not seeds:
+        return None
+    seed = min(seeds, key=lambda i: boxes[i].y + 0.5 * boxes[i].x)
+    rb = boxes[seed]
+    group = [seed]
+    h = rb.h
+    for j in sorted(range(1, n), key=lambda i: boxes[i].x):
+        if j == seed or area[j] < 4:
+            continue
+        b = boxes[j]
+        inside = b.x >= rb.x and b.x2 <= rb.x2 and b.y >= rb.y and b.y2 <= rb.y2
+        same_line = (abs(b.y - boxes[seed].y) <= 0.2 * h and abs(b.y2 - boxes[seed].y2) <= 0.2 * h
+                     and b.h >= 0.6 * h)
+        gap = max(b.x - rb.x2, rb.x - b.x2)
+        if inside or (same_line and gap <= 0.35 * h and rb.union(b).w <= 1.5 * h):
+            group.append(j)
+            rb = rb.union(b)
+    # The suit: the glyph right under the rank, centred under it.
+    best: int | None = None
+    for j in range(1, n):
+        if j in group or area[j] < 10:
+            continue
+        b = boxes[j]
+        gap = b.y - rb.y2
+        if not -0.1 * h <= gap <= 0.8 * h:
+            continue
+        if not rb.x - 0.35 * h <= b.cx <= rb.x2 + 0.35 * h:
+            continue
+        if not (0.22 * h <= b.h <= 1.1 * h and 0.2 * h <= b.w <= 1.4 * h):
+            continue
+        if best is None or b.y < boxes[best].y:
+            best = j
+    if best is None:
+        return None
+    sb = boxes[best]
+    if rb.h < MIN_RANK_H or sb.h < MIN_SUIT_H:
+        return None  # too small to tell a club from a spade under blur
+    suit = [best] + [j for j in range(1, n) if j != best and j not in group
+                     and boxes[j].x >= sb.x and boxes[j].x2 <= sb.x2
+                     and boxes[j].y >= sb.y and boxes[j].y2 <= sb.y2]
+    return IndexParts(
+        rank_box=rb, suit_box=sb,
+        rank_ink=_cut(ink, labels, group, rb), suit_ink=_cut(ink, labels, suit, sb),
+        rank_parts=len([j for j in group if area[j] >= 0.15 * area[seed]]),
+        rank_red=_redness(patch, labels, group), suit_red=_redness(patch, labels, suit),
+    )
+
+
+def _cut(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box) -> FloatMap:
+    inside = np.isin(labels[box.y : box.y2, box.x : box.x2], ids).astype(np.uint8)
+    keep = cv2.dilate(inside, np.ones((3, 3), np.uint8))
+    return np.where(keep > 0, ink[box.y : box.y2, box.x : box.x2], 0.0).astype(np.float32)
+
+
+def _redness(patch: Image, labels: npt.NDArray[Any], ids: list[int]) -> float:
+    """Mean (R - max(G, B)) / 255 over the glyph's ink; NaN in a grey image."""
+    if patch.ndim != 3:
+        return math.nan
+    sel = np.isin(labels, ids)
+    if not sel.any():
+        return math.nan
+    px = patch[sel].astype(np.float32)
+    return float(np.mean(px[:, 2] - np.maximum(px[:, 0], px[:, 1])) / 255.0)
+
+
+def _normalised(ink: FloatMap, size: tuple[int, int]) -> FloatMap:
+    """A glyph stretched to `size`, its ink scaled to a peak of 1."""
+    img = np.asarray(cv2.resize(ink, size, interpolation=cv2.INTER_AREA), np.float32)
+    peak = float(np.percentile(img, 98))
+    out: FloatMap = np.clip(img / max(peak, 0.05), 0.0, 1.0)
+    return out
+
+
+def _gradients(img: FloatMap, cells: tuple[int, int], bins: int = 8) -> npt.NDArray[np.float32]:
+    """Histograms of gradient directions in a grid of cells (square-rooted,
+    unit length): the shape of the strokes, alike in thin and bold fonts."""
+    img = cv2.GaussianBlur(img, (3, 3), 0.8)
+    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt(gx * gx + gy * gy)
+    b = ((np.arctan2(gy, gx) + np.pi) * (bins / (2 * np.pi))).astype(np.int32) % bins
+    h, w = img.shape
+    cy = (np.arange(h) * cells[1] // h)[:, None]
+    cx = (np.arange(w) * cells[0] // w)[None, :]
+    index = (cy * cells[0] + cx) * bins + b
+    hist = np.sqrt(np.bincount(index.ravel(), weights=mag.ravel(),
+                               minlength=cells[0] * cells[1] * bins))
+    out: npt.NDArray[np.float32] = (hist / max(float(np.linalg.norm(hist)), 1e-6)).astype(
+        np.float32)
+    return out
+
+
+def glyph_vector(ink: FloatMap, size: tuple[int, int], grad_size: tuple[int, int],
+                 cells: tuple[int, int]) -> npt.NDArray[np.float32]:
+    """Feature vector of one glyph: its ink stretched to `size`, gradient
+    direction histograms (at `grad_size`, in `cells`), and the log of its
+    aspect ratio (a narrow glyph stays unlike a wide one)."""
     h, w = ink.shape
-    scale = height / h
-    small = cv2.resize(ink, (max(2, round(w * scale)), height), interpolation=cv2.INTER_AREA)
-    return np.asarray(small, np.float32)
+    aspect = np.float32(2.0 * np.log(max(w, 1) / max(h, 1)))
+    return np.concatenate([
+        _normalised(ink, size).reshape(-1),
+        4.0 * _gradients(_normalised(ink, grad_size), cells),
+        [aspect],
+    ]).astype(np.float32)
 
 
-def render_text(text: str, font: int, thickness: int, stretch: float, slant: float) -> FloatMap:
-    """Rank text as an ink map (1 = ink), cropped to its box."""
-    canvas = np.zeros((_CANVAS, _CANVAS * 2), np.uint8)
-    scale = 3.0 if font not in (cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL) else 5.0
-    (tw, th), _ = cv2.getTextSize(text, font, scale, thickness)
-    org = ((canvas.shape[1] - tw) // 2, (canvas.shape[0] + th) // 2)
-    cv2.putText(canvas, text, org, font, scale, 255, thickness, cv2.LINE_AA)
-    ink = ink_bbox(canvas.astype(np.float32) / 255.0)
-    h, w = ink.shape
-    m = np.array([[stretch, -slant, slant * h + 4], [0, 1, 4]], np.float32)
-    out = cv2.warpAffine(ink, m, (round(w * stretch + abs(slant) * h) + 8, h + 8))
-    return ink_bbox(np.asarray(out, np.float32))
+def rank_vector(parts: IndexParts) -> npt.NDArray[np.float32]:
+    return glyph_vector(parts.rank_ink, RANK_SIZE, (24, 36), (4, 6))
 
 
-def _poly(points: list[tuple[float, float]], size: int) -> list[np.ndarray]:
-    return [np.array([[round(x * size), round(y * size)] for x, y in points], np.int32)]
+def suit_vector(parts: IndexParts) -> npt.NDArray[np.float32]:
+    return glyph_vector(parts.suit_ink, SUIT_SIZE, (24, 24), (4, 4))
 
 
-def _heart(img: np.ndarray, s: int, lobe: float, point: float) -> None:
-    r = lobe * s
-    cv2.circle(img, (round(0.5 * s - r * 0.95), round(0.3 * s)), round(r), 255, -1, cv2.LINE_AA)
-    cv2.circle(img, (round(0.5 * s + r * 0.95), round(0.3 * s)), round(r), 255, -1, cv2.LINE_AA)
-    left, right = 0.5 - 1.9 * lobe, 0.5 + 1.9 * lobe
-    pts = [(left + 0.01, 0.34), (right - 0.01, 0.34), (0.5, 0.3 + point)]
-    cv2.fillPoly(img, _poly(pts, s), 255, cv2.LINE_AA)
+@dataclass(frozen=True)
+class GenericThresholds:
+    """Log-likelihood ratios needed, for red ink (hearts or diamonds) and for
+    black ink (spades or clubs): the colour settles which two suits compete,
+    and the two pairs differ (a spade and a club are far more alike than a
+    heart and a diamond)."""
+
+    rank_llr: float = 8.0  # red ink
+    suit_llr: float = 8.0
+    rank_llr_black: float = 8.0
+    suit_llr_black: float = 8.0
+    rank_distance: float = 1e9  # squared Mahalanobis distance to the class read
+    suit_distance: float = 1e9
+    red_min: float = 0.08  # red ink at least this red (rank and suit)
+    black_max: float = 0.04  # black ink at most this red
+
+    def for_colour(self, suits: str) -> tuple[float, float]:
+        """(rank, suit) ratios for the suits the colour allows."""
+        if suits == RED_SUITS:
+            return self.rank_llr, self.suit_llr
+        if suits == "SC":
+            return self.rank_llr_black, self.suit_llr_black
+        return max(self.rank_llr, self.rank_llr_black), max(self.suit_llr, self.suit_llr_black)
 
 
-def _stem(img: np.ndarray, s: int, top: float, width: float) -> None:
-    pts = [(0.5 - 0.03, top), (0.5 + 0.03, top), (0.5 + width, 0.9), (0.5 - width, 0.9)]
-    cv2.fillPoly(img, _poly(pts, s), 255, cv2.LINE_AA)
+@dataclass(frozen=True)
+class Verdict:
+    """What the discriminants say of one index, before the thresholds."""
+
+    rank: str
+    suit: str
+    rank_llr: float
+    suit_llr: float
+    rank_d: float
+    suit_d: float
+    colour: str | None  # suits the ink allows (ink_colour); None: not clear
+
+    @property
+    def colour_clear(self) -> bool:
+        return self.colour is not None
+
+    def sure(self, t: GenericThresholds) -> bool:
+        if self.colour is None or self.rank == NOT_A_RANK:
+            return False
+        rank_llr, suit_llr = t.for_colour(self.colour)
+        return (self.rank_llr >= rank_llr and self.suit_llr >= suit_llr
+                and self.rank_d <= t.rank_distance and self.suit_d <= t.suit_distance)
 
 
-def draw_suit(suit: str, variant: int) -> FloatMap:
-    """One suit symbol; `variant` picks proportions (0..5)."""
-    s = _CANVAS
-    img = np.zeros((s, s), np.uint8)
-    lobe = (0.2, 0.22, 0.24, 0.21, 0.23, 0.19)[variant % 6]
-    if suit == "H":
-        _heart(img, s, lobe, 0.45 + 0.03 * (variant % 3))
-    elif suit == "S":
-        _heart(img, s, lobe, 0.38 + 0.03 * (variant % 3))
-        img[:] = np.flipud(img)
-        img[:] = np.roll(img, -round(0.14 * s), axis=0)
-        _stem(img, s, 0.6, 0.09 + 0.02 * (variant % 2))
-    elif suit == "D":
-        half_w = (0.3, 0.34, 0.37, 0.32, 0.35, 0.28)[variant % 6]
-        bow = 0.03 * (variant % 3)  # slightly concave sides on some decks
-        pts = [
-            (0.5, 0.08),
-            (0.5 + 0.5 * half_w - bow, 0.29),
-            (0.5 + half_w, 0.5),
-            (0.5 + 0.5 * half_w - bow, 0.71),
-            (0.5, 0.92),
-            (0.5 - 0.5 * half_w + bow, 0.71),
-            (0.5 - half_w, 0.5),
-            (0.5 - 0.5 * half_w + bow, 0.29),
-        ]
-        cv2.fillPoly(img, _poly(pts, s), 255, cv2.LINE_AA)
-    elif suit == "C":
-        r = round((lobe * 0.85) * s)
-        cv2.circle(img, (s // 2, round(0.28 * s)), r, 255, -1, cv2.LINE_AA)
-        cv2.circle(img, (round(0.5 * s - 1.05 * r), round(0.55 * s)), r, 255, -1, cv2.LINE_AA)
-        cv2.circle(img, (round(0.5 * s + 1.05 * r), round(0.55 * s)), r, 255, -1, cv2.LINE_AA)
-        cv2.fillPoly(img, _poly([(0.5, 0.3), (0.42, 0.55), (0.58, 0.55)], s), 255, cv2.LINE_AA)
-        _stem(img, s, 0.5, 0.09 + 0.02 * (variant % 2))
-    else:
-        raise ValueError(f"unknown suit {suit!r}")
-    return ink_bbox(img.astype(np.float32) / 255.0)
+def ink_colour(parts: IndexParts, t: GenericThresholds) -> str | None:
+    """The suits the ink's colour allows ("HD" red, "SC" black, "SHDC" for a
+    grey image), or None when rank and suit are neither clearly red nor
+    clearly black, or not of one colour."""
+    if math.isnan(parts.suit_red) or math.isnan(parts.rank_red):
+        return "SHDC"
+    if parts.suit_red >= t.red_min and parts.rank_red >= t.red_min:
+        return RED_SUITS
+    if parts.suit_red <= t.black_max and parts.rank_red <= t.black_max:
+        return "SC"
+    return None
 
 
-def _rank_templates() -> tuple[list[np.ndarray], list[str]]:
-    vecs: list[np.ndarray] = []
-    labels: list[str] = []
-    for rank, text in RANK_TEXT.items():
-        for font in FONTS:
-            for thickness in (2, 4, 7):
-                for stretch in (0.75, 1.0, 1.3):
-                    for slant in (0.0, 0.08):
-                        ink = render_text(text, font, thickness, stretch, slant)
-                        for height in (24, 40):
-                            vecs.append(rank_features(shrink(ink, height)))
-                            labels.append(rank)
-    return vecs, labels
+@dataclass
+class GenericReader:
+    """Reads standard indices on any deck; see the module doc."""
+
+    rank: Discriminant  # 13 ranks and NOT_A_RANK
+    suit: Discriminant  # 4 suits
+    thresholds: GenericThresholds
+    meta: dict[str, Any]
+    name: str = "generic"
+
+    def verdict(self, parts: IndexParts) -> Verdict:
+        rv, sv = rank_vector(parts), suit_vector(parts)
+        colour = ink_colour(parts, self.thresholds)
+        r = self.rank.decide(rv)
+        s = self.suit.decide(sv, colour)
+        return Verdict(r.label, s.label, r.llr, s.llr, self.rank.distance(rv, r.label),
+                       self.suit.distance(sv, s.label), colour)
+
+    def read_parts(self, parts: IndexParts) -> CornerRead:
+        t = self.thresholds
+        v = self.verdict(parts)
+        raw = (v.rank if v.rank != NOT_A_RANK else "?") + v.suit
+        llr = (min(v.rank_llr, v.suit_llr), v.rank_llr, v.suit_llr)
+        if not v.sure(t) or v.colour is None:
+            return CornerRead(None, 0.0, raw, llr, 1.0)
+        need_rank, need_suit = t.for_colour(v.colour)
+        margin = min(v.rank_llr / need_rank, v.suit_llr / need_suit)
+        conf = float(np.clip(0.5 + 0.25 * (margin - 1.0), 0.5, 1.0))
+        return CornerRead(v.rank + v.suit, conf, raw, llr, 1.0)
+
+    def read_corner(self, patch: Image) -> CornerRead:
+        parts = index_parts(patch)
+        if parts is None:
+            return CornerRead(None, 0.0, "??", (0.0, 0.0, 0.0), 0.0)
+        return self.read_parts(parts)
 
 
-def _suit_templates() -> tuple[list[np.ndarray], list[str]]:
-    vecs: list[np.ndarray] = []
-    labels: list[str] = []
-    for suit in "SHDC":
-        for variant in range(6):
-            base = draw_suit(suit, variant)
-            for stretch in (0.85, 1.0, 1.15):
-                for angle in (-4.0, 0.0, 4.0):
-                    ink = _affine(base, stretch, angle)
-                    for height in (14, 24):
-                        vecs.append(suit_features(shrink(ink, height)))
-                        labels.append(suit)
-    return vecs, labels
+# --- the model file ------------------------------------------------------
 
 
-def _affine(ink: FloatMap, stretch: float, angle: float) -> FloatMap:
-    pad = np.pad(ink, 8)
-    c = (pad.shape[1] / 2, pad.shape[0] / 2)
-    m = cv2.getRotationMatrix2D(c, angle, 1.0)
-    m[0] *= stretch  # stretched about the left edge; the box is cut again below
-    size = (math.ceil(pad.shape[1] * stretch) + 2, pad.shape[0])
-    return ink_bbox(np.asarray(cv2.warpAffine(pad, m, size), np.float32))
+def save_model(reader: GenericReader, path: Path) -> None:
+    arrays: dict[str, Any] = {}
+    for part in ("rank", "suit"):
+        d: Discriminant = getattr(reader, part)
+        if d.whitener is None:
+            raise ValueError(f"the {part} discriminant has no whitener")
+        arrays[f"{part}_weights"] = d.weights
+        arrays[f"{part}_bias"] = d.bias
+        arrays[f"{part}_mean"] = d.mean
+        arrays[f"{part}_whitener"] = d.whitener
+    meta = dict(reader.meta)
+    meta["labels"] = {"rank": reader.rank.labels, "suit": reader.suit.labels}
+    meta["thresholds"] = reader.thresholds.__dict__
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        np.savez_compressed(fh, format=np.array(FORMAT), version=np.array(VERSION),
+                            meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+
+
+def load_model(path: Path = MODEL_PATH) -> GenericReader:
+    with np.load(path, allow_pickle=False) as data:
+        if str(data["format"]) != FORMAT or int(data["version"]) != VERSION:
+            raise ValueError(f"{path}: not a generic reader model of version {VERSION}")
+        meta = json.loads(str(data["meta"]))
+        parts = {}
+        for part in ("rank", "suit"):
+            parts[part] = Discriminant(
+                meta["labels"][part], np.asarray(data[f"{part}_weights"], np.float32),
+                np.asarray(data[f"{part}_bias"], np.float32),
+                np.asarray(data[f"{part}_mean"], np.float32),
+                whitener=np.asarray(data[f"{part}_whitener"], np.float32))
+    thresholds = GenericThresholds(**meta["thresholds"])
+    return GenericReader(parts["rank"], parts["suit"], thresholds, meta)
 
 
 @functools.lru_cache(maxsize=1)
-def generic_model() -> GlyphModel:
-    rv, rl = _rank_templates()
-    sv, sl = _suit_templates()
-    return GlyphModel(
-        ranks=TemplateSet(np.stack(rv), rl),
-        suits=TemplateSet(np.stack(sv), sl),
-        thresholds=Thresholds(),
-        name="generic",
-    )
+def generic_model() -> GenericReader:
+    """The shipped generic reader (loaded once per process)."""
+    return load_model()

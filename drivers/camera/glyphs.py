@@ -80,7 +80,7 @@ class InkLayer:
     ink: FloatMap
     labels: npt.NDArray[np.int32]
     stats: npt.NDArray[np.int32]
-    redness: FloatMap | None
+    colour: Image | None  # the BGR patch (redness is measured on glyph pixels only)
 
 
 def to_gray(patch: Image) -> Image:
@@ -118,13 +118,8 @@ def ink_layer(patch: Image, glyph_size: int) -> InkLayer:
     # that would otherwise join a glyph to the background.
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _OPEN_KERNEL)
     _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-    redness = None
-    if patch.ndim == 3:
-        b, gch, r = cv2.split(patch.astype(np.float32))
-        redness = (r - np.maximum(gch, b)) / 255.0
-    return InkLayer(
-        ink.astype(np.float32), labels.astype(np.int32), stats.astype(np.int32), redness
-    )
+    return InkLayer(ink.astype(np.float32), labels.astype(np.int32), stats.astype(np.int32),
+                    patch if patch.ndim == 3 else None)
 
 
 def _box(stats: npt.NDArray[np.int32], i: int) -> Box:
@@ -179,13 +174,14 @@ def _ink_map(layer: InkLayer, ids: list[int], box: Box) -> FloatMap:
 
 
 def _redness(layer: InkLayer, ids: list[int], box: Box) -> float:
-    if layer.redness is None:
+    if layer.colour is None:
         return -1.0
     sub_labels = layer.labels[box.y : box.y2, box.x : box.x2]
     keep = np.isin(sub_labels, ids)
     if not keep.any():
         return -1.0
-    return float(layer.redness[box.y : box.y2, box.x : box.x2][keep].mean())
+    px = layer.colour[box.y : box.y2, box.x : box.x2][keep].astype(np.float32)
+    return float(np.mean(px[:, 2] - np.maximum(px[:, 1], px[:, 0])) / 255.0)
 
 
 def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGlyphs]:
@@ -211,10 +207,8 @@ def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGly
         suit = _suit_under(rbox, [i for i in cands if i not in group], boxes)
         if suit is not None:
             sbox = boxes[suit]
-            suit_ids = [
-                suit,
-                *(i for i in cands if i != suit and i not in group and _inside(boxes[i], sbox)),
-            ]
+            suit_ids = [suit, *(i for i in cands if i != suit and i not in group and
+                                _inside(boxes[i], sbox))]
         else:
             merged = _suit_in_merged(layer, rbox, group)
             if merged is None:
@@ -222,15 +216,11 @@ def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGly
             suit_ids, sbox = merged
         used.update(group)
         used.update(suit_ids)
-        found.append(
-            IndexGlyphs(
-                rank_box=rbox,
-                suit_box=sbox,
-                rank_ink=_ink_map(layer, group, rbox),
-                suit_ink=_ink_map(layer, suit_ids, sbox),
-                redness=_redness(layer, suit_ids, sbox),
-            )
-        )
+        found.append(IndexGlyphs(
+            rank_box=rbox, suit_box=sbox,
+            rank_ink=_ink_map(layer, group, rbox), suit_ink=_ink_map(layer, suit_ids, sbox),
+            redness=_redness(layer, suit_ids, sbox),
+        ))
         if len(found) >= limit:
             break
     return found
@@ -286,12 +276,8 @@ def _suit_in_merged(layer: InkLayer, rbox: Box, group: list[int]) -> tuple[list[
         ys, xs = np.nonzero(sub[:cut])
         if len(xs) == 0:
             continue
-        sbox = Box(
-            x0 + int(xs.min()),
-            y0 + int(ys.min()),
-            int(xs.max() - xs.min()) + 1,
-            int(ys.max() - ys.min()) + 1,
-        )
+        sbox = Box(x0 + int(xs.min()), y0 + int(ys.min()), int(xs.max() - xs.min()) + 1,
+                   int(ys.max() - ys.min()) + 1)
         if abs(sbox.cx - rbox.cx) > 0.45 * max(rbox.w, sbox.w) or sbox.w > 1.3 * rbox.h:
             continue
         if not 0.25 * rbox.h <= sbox.h <= 0.95 * rbox.h:

@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from drivers.camera.corner import CARD_W, CornerPose, corner_patch, patch_inside, shoe_corners
 from drivers.camera.glyphs import Image, find_indices, to_gray
-from drivers.camera.model import GlyphModel
+from drivers.camera.match import CornerRead
+from drivers.camera.reader import Model, rank_anchor, read_corner
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,14 @@ class ShoeGeometry:
     """Where the index corner passes in the shoe camera frame."""
 
     frame_size: tuple[int, int] = (640, 480)  # width, height
-    band: tuple[int, int] = (84, 146)  # x range of the index corner (left, right)
+    band: tuple[int, int] = (70, 172)  # x range of the card's left edge and index corner
     rank_height: int = 36  # rank glyph height in pixels
+    card_width: float = 210.0  # card width in pixels
+
+    @property
+    def scale(self) -> float:
+        """Image pixels per canonical card pixel."""
+        return self.card_width / CARD_W
 
     def check(self) -> None:
         w, _ = self.frame_size
@@ -40,6 +48,8 @@ class ShoeGeometry:
             raise ValueError(f"band {self.band} is not inside a frame {w} pixels wide")
         if not 8 <= self.rank_height <= 200:
             raise ValueError(f"rank height {self.rank_height} px is out of range 8..200")
+        if not 40.0 <= self.card_width <= 2.0 * w:
+            raise ValueError(f"card width {self.card_width} px is out of range 40..{2 * w}")
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,7 @@ class _Seen:
     card: str | None
     raw: str  # best labels even when rejected, to detect conflicts
     confidence: float
+    indexed: bool = True  # the corner looked like an index of the deck at all
 
 
 @dataclass
@@ -100,12 +111,13 @@ TYPICAL_STEP = 55.0  # pixels per frame of a card pulled at a usual speed
 BACK_TOLERANCE = 6.0  # an index may seem to move up this much (jitter)
 ACCEPT = 0.5  # combined confidence needed to report a card
 CONFLICT_MIN = 0.15  # a disagreeing frame this sure makes the card a conflict
+INDEX_FIT = 0.5  # a corner matching the deck's corners this well holds an index
 
 
 class ShoeReader:
     """Feed frames in order; get CardRead objects as cards leave the view."""
 
-    def __init__(self, model: GlyphModel, geometry: ShoeGeometry | None = None) -> None:
+    def __init__(self, model: Model, geometry: ShoeGeometry | None = None) -> None:
         self.model = model
         self.geometry = geometry or ShoeGeometry()
         self.geometry.check()
@@ -166,11 +178,10 @@ class ShoeReader:
         return self._end_pass() if self._in_pass else []
 
     def _observe(self, band: Image, frame_index: int) -> None:
-        for index in find_indices(band, self.geometry.rank_height):
-            read = self.model.read(index)
-            raw = (read.rank.label or "?") + (read.suit.label or "?")
-            seen = _Seen(frame_index, index.box.cy, read.card, raw, read.confidence)
-            self._assign(seen)
+        ramp = self._background if self._background is not None else 48.0
+        for pose, read in read_band(band, self.model, self.geometry, ramp):
+            self._assign(_Seen(frame_index, pose.origin[1], read.card, read.best,
+                               read.confidence, read.fit >= INDEX_FIT))
 
     def _assign(self, seen: _Seen) -> None:
         """Give a detection to the track whose predicted position it is
@@ -185,7 +196,14 @@ class ShoeReader:
             step = seen.y - last.y
             if not -BACK_TOLERANCE <= step <= MAX_STEP * dt:
                 continue
-            cost = abs(seen.y - (last.y + track.speed() * dt))
+            expected = track.speed() * dt
+            if (_other_card(track, seen) and expected > 2 * BACK_TOLERANCE
+                    and step < 0.5 * expected):
+                # Surely another card, well behind where this one is by now:
+                # the card following it (two cards pulled out together) whose
+                # index shows where the first one's was.
+                continue
+            cost = abs(seen.y - (last.y + expected))
             if cost < best_cost:
                 best, best_cost = track, cost
         if best is None:
@@ -207,9 +225,31 @@ class ShoeReader:
         # (a glyph-like blot on the face), not a second card.
         strong = max(len(t.seen) for t in tracks)
         tracks = [t for t in tracks if len(t.seen) >= 2 or strong < 3]
-        tracks.sort(key=lambda t: t.seen[0].frame)
+        # Leading card first: the one whose index entered the view first,
+        # estimated from all its sightings (a stray early sighting of one
+        # card in the other's track does not reorder them).
+        tracks.sort(key=_entry)
         reads = [decide(t, start, end) for t in tracks]
         return _merge_same_card(reads)
+
+
+def _entry(track: _Track) -> float:
+    """Frame at which the track's index was at the top of the view: the
+    median over its sightings of frame - y / speed."""
+    steps = [(b.y - a.y) / (b.frame - a.frame)
+             for a, b in zip(track.seen, track.seen[1:], strict=False)
+             if b.frame > a.frame and b.y > a.y]
+    speed = float(np.median(steps)) if steps else TYPICAL_STEP
+    return float(np.median([s.frame - s.y / max(speed, 1.0) for s in track.seen]))
+
+
+def _other_card(track: _Track, seen: _Seen) -> bool:
+    """The detection is read, surely, as a card that the track was read as
+    surely, and never as this one."""
+    if seen.card is None:
+        return False
+    cards = {s.card for s in track.seen if s.card is not None}
+    return bool(cards) and seen.card not in cards
 
 
 def _merge_same_card(reads: list[CardRead]) -> list[CardRead]:
@@ -222,14 +262,8 @@ def _merge_same_card(reads: list[CardRead]) -> list[CardRead]:
             out.append(r)
             continue
         keep = max(twin, r, key=lambda x: x.confidence)
-        merged = CardRead(
-            keep.card,
-            max(twin.confidence, r.confidence),
-            keep.frame_index,
-            keep.first_frame,
-            keep.last_frame,
-            twin.frames_read + r.frames_read,
-        )
+        merged = CardRead(keep.card, max(twin.confidence, r.confidence), keep.frame_index,
+                          keep.first_frame, keep.last_frame, twin.frames_read + r.frames_read)
         out[out.index(twin)] = merged
     # An unread track beside a read one in the same pass is usually the
     # read card seen badly (entering or leaving the view): drop it. A pass
@@ -248,15 +282,15 @@ def decide(track: _Track, start: int, end: int) -> CardRead:
             votes.setdefault(s.card, []).append(s.confidence)
     first = track.seen[0].frame
     if not votes:
-        return CardRead(None, 0.0, first, start, end, 0, "low_confidence")
+        reason = "low_confidence" if any(s.indexed for s in track.seen) else "no_index"
+        return CardRead(None, 0.0, first, start, end, 0, reason)
     card = max(votes, key=lambda c: (len(votes[c]), sum(votes[c])))
     confs = votes[card]
     # Any other accepted read is a conflict; unsure disagreeing frames are
     # one only when they are as many as the agreeing ones.
     accepted_other = len(votes) > 1
-    unsure_other = [
-        s for s in track.seen if s.card is None and s.raw != card and s.confidence >= CONFLICT_MIN
-    ]
+    unsure_other = [s for s in track.seen if s.card is None and s.raw != card
+                    and s.confidence >= CONFLICT_MIN]
     if accepted_other or len(unsure_other) >= len(confs):
         return CardRead(None, 0.0, first, start, end, len(confs), "conflict")
     combined = 1.0 - float(np.prod([1.0 - c for c in confs]))
@@ -277,12 +311,53 @@ def band_sharpness(band: Image) -> float:
     return float(cv2.Laplacian(to_gray(band), cv2.CV_64F).var())
 
 
-def read_still(frame: Image, model: GlyphModel, geometry: ShoeGeometry) -> tuple[str | None, float]:
+def band_poses(band: Image, model: Model, geometry: ShoeGeometry,
+               ramp: float) -> list[CornerPose]:
+    """Card corners in a band: from the card edges, plus one for each index
+    found by its ink that no edge corner explains (a card lying over another,
+    whose top edge does not show; a corner washed out by glare)."""
+    scale = geometry.scale
+    poses = shoe_corners(band, scale, ramp)
+    ax, ay = rank_anchor(model)
+    found = [(float(i.rank_box.x), float(i.rank_box.y))
+             for i in find_indices(band, geometry.rank_height)]
+    # An index lies by the card's left edge, in the column of the indices of
+    # the corners found (or of the leftmost index): glyph pairs further right
+    # are pips.
+    columns = [p.origin[0] + ax * scale for p in poses] or [min(x for x, _ in found)] \
+        if found else []
+    for rx, ry in found:
+        if any(_explains(p, rx, ry, scale) for p in poses):
+            continue
+        if not any(abs(rx - c) <= 10.0 * scale for c in columns):
+            continue
+        poses.append(CornerPose((rx - ax * scale, ry - ay * scale), (scale, 0.0), (0.0, scale),
+                                "ink"))
+    return poses
+
+
+def _explains(pose: CornerPose, x: float, y: float, scale: float) -> bool:
+    """The point (image px) lies in the index corner of the pose's card."""
+    dx, dy = (x - pose.origin[0]) / scale, (y - pose.origin[1]) / scale
+    return -6.0 <= dx <= 60.0 and -6.0 <= dy <= 90.0
+
+
+def read_band(band: Image, model: Model, geometry: ShoeGeometry,
+              ramp: float) -> list[tuple[CornerPose, CornerRead]]:
+    return [(p, read_corner(model, corner_patch(band, p)))
+            for p in band_poses(band, model, geometry, ramp) if patch_inside(band.shape, p)]
+
+
+def read_still(frame: Image, model: Model, geometry: ShoeGeometry,
+               ramp: float | None = None) -> tuple[str | None, float]:
     """Read one shoe frame on its own (no tracking): the card when every
-    index seen in the band agrees on one accepted card, else None."""
+    index seen in the band agrees on one accepted card, else None. `ramp`:
+    grey level of the empty ramp (measured from the frame when None)."""
     left, right = geometry.band
     band = np.ascontiguousarray(frame[:, left:right])
-    reads = [model.read(i) for i in find_indices(band, geometry.rank_height)]
+    if ramp is None:
+        ramp = float(np.percentile(to_gray(band)[::4, ::4], 10))
+    reads = [r for _, r in read_band(band, model, geometry, ramp)]
     cards = {r.card for r in reads if r.card is not None}
     if len(cards) != 1:
         return None, 0.0
@@ -290,7 +365,6 @@ def read_still(frame: Image, model: GlyphModel, geometry: ShoeGeometry) -> tuple
     # Another index in view that is read as something else, even unsurely,
     # makes the frame ambiguous.
     for r in reads:
-        raw = (r.rank.label or "?") + (r.suit.label or "?")
-        if r.card is None and raw != card and r.confidence >= CONFLICT_MIN:
+        if r.card is None and r.best != card and r.confidence >= CONFLICT_MIN:
             return None, 0.0
     return card, max(r.confidence for r in reads if r.card == card)

@@ -15,7 +15,7 @@ from pathlib import Path
 from drivers.camera.capture import Capture
 from drivers.camera.generic import generic_model
 from drivers.camera.glyphs import Image
-from drivers.camera.model import GlyphModel
+from drivers.camera.reader import Model
 from drivers.camera.shoe import CardRead, ShoeGeometry, ShoeReader
 
 __all__ = ["CardRead", "CardSource"]
@@ -24,14 +24,13 @@ __all__ = ["CardRead", "CardSource"]
 class CardSource:
     """Frames in, card reads out.
 
-    model: glyph templates (calibration's `model()`); None uses the generic
-    model for standard indices. geometry: where the index crosses the frame
+    model: a calibration's reader (`VisionCalibration.model()`); None uses
+    the generic model for standard indices. geometry: where the index crosses the frame
     (a camera calibration's `geometry`); None uses the nominal shoe mount.
     """
 
-    def __init__(
-        self, model: GlyphModel | None = None, geometry: ShoeGeometry | None = None
-    ) -> None:
+    def __init__(self, model: Model | None = None,
+                 geometry: ShoeGeometry | None = None) -> None:
         self.reader = ShoeReader(model or generic_model(), geometry)
 
     @classmethod

@@ -53,7 +53,11 @@ def test_unknown_format_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "deck.npz"
     save(get_calibration("npm-cardsjs"), path)
     _rewrite(path, version=vision_file.VERSION + 1)
-    with pytest.raises(CalibrationError, match="format version 2 is not supported"):
+    with pytest.raises(CalibrationError,
+                       match=f"format version {vision_file.VERSION + 1} is not supported"):
+        load(path)
+    _rewrite(path, version=1)  # the first format: glyph templates only
+    with pytest.raises(CalibrationError, match=r"version 1 is not supported.*calibrate again"):
         load(path)
 
 

@@ -1,0 +1,694 @@
+"""Build the generic reader's model from fonts: `python -m calibration.build_generic`.
+
+Development time only (needs Pillow, a dev dependency, and the Debian font
+packages below); the run-time reader (drivers.camera.generic) loads the
+file this writes, `drivers/camera/data/generic.npz`, with numpy alone.
+
+    apt-get install fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-liberation2 \\
+        fonts-freefont-ttf fonts-urw-base35 fonts-croscore fonts-crosextra-carlito \\
+        fonts-crosextra-caladea fonts-open-sans fonts-roboto-unhinted fonts-lato \\
+        fonts-linuxlibertine fonts-ebgaramond fonts-sil-gentium fonts-sil-gentium-basic \\
+        fonts-stix fonts-cantarell fonts-karla fonts-league-spartan fonts-bebas-neue \\
+        fonts-roboto-slab fonts-quattrocento fonts-adf-accanthis fonts-adf-baskervald \\
+        fonts-adf-berenis fonts-adf-gillius fonts-adf-libris fonts-adf-romande \\
+        fonts-adf-switzera fonts-adf-universalis fonts-adf-verana
+    .venv/bin/pip install -e '.[dev]'
+    .venv/bin/python -m calibration.build_generic
+
+What it does, seeded (the same fonts give the same file):
+
+1. Every upright font under /usr/share/fonts that has the glyphs A K Q J
+   0-9 in lining figures (no old-style digits, italics, symbol, maths,
+   monospaced or hairline faces).
+2. Synthetic cards: the rank (A 2..10 J Q K; a ten as two glyphs, sometimes
+   tight) in a font at a random height, width (condensed to wide) and place
+   in the corner, the suit under it (drawn as a shape, or the font's own
+   U+2660-2666 symbol where it has one), red or black ink, and what a real
+   card puts near its index: big pips, the frame and colours of a court
+   picture, a printed border. Also glyphs that are no rank (other letters and
+   digits, e.g. the French 1 R D V): the reader must learn to refuse them.
+3. Each card goes through the simulated shoe camera's conditions
+   (sim.camera.optics: turn, perspective, scale, exposure, uneven light,
+   glare, defocus, motion blur, noise, JPEG), the corner finder and the
+   index segmentation of the run-time reader; what the reader sees is what
+   the discriminants are fitted on (views the segmentation cut wrongly are
+   left out of training).
+4. Cross-validation by font family (5 folds: a family's fonts are held out
+   together): the thresholds (log-likelihood ratio, distance to the class)
+   are set on the reads of the held-out families, for red and for black ink
+   apart: those that keep the most right reads with at most 1 misread in
+   10,000 accepted, times a margin.
+   The shipped discriminants are then fitted on every font.
+
+None of the test decks (tests/data/decks) nor the simulator's house deck is
+used: their fonts and suit shapes are never rendered here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.corner import MARGIN, corner_patch, shoe_corners
+from drivers.camera.generic import (
+    MODEL_PATH,
+    NOT_A_RANK,
+    GenericReader,
+    GenericThresholds,
+    IndexParts,
+    Verdict,
+    index_parts,
+    rank_vector,
+    save_model,
+    suit_vector,
+)
+from drivers.camera.glyphs import Image
+from drivers.camera.lda import Discriminant
+from sim.camera.optics import OpticsRange, card_corners, expose, place
+
+FONT_DIRS = (Path("/usr/share/fonts"),)
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+RANK_TEXT = {r: ("10" if r == "T" else r) for r in RANKS}
+# Index glyphs of other decks that are no standard rank: the French 1 R D V,
+# the German and Dutch B D H (Bube, Dame; Boer, Heer, Vrouw), tarot's C and
+# P, and a few more letters. Letters no deck prints in an index and that
+# look like a rank (S and 5, Z and 2, G and 6) are left out.
+NOT_RANKS = ("1", "R", "D", "V", "1", "R", "D", "V", "B", "H", "C", "P", "O", "0", "E", "F",
+             "L", "M", "N", "U", "W", "X", "Y")
+SUIT_CHARS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+_EXCLUDE = re.compile(
+    r"(?i)(ital|obl|bdita|math|symbol|d050000l|z003|integrals|sizefive|size[1-5]|nonunicode"
+    r"|hairline|thin|extralight|^gen(bk)?basb?i$|-i$|_r?b?z?i$|condit|mono|_k$)")
+_EXT_PREF = {".otf": 0, ".ttf": 1, ".t1": 2, ".pfb": 3}
+# Fonts whose suit symbols are not the suits they are coded as (FreeSerif
+# Bold draws U+2663, the club, as a spade): their ranks are used, their
+# suit symbols not.
+_WRONG_SUITS = {"FreeSerifBold"}
+S = 2  # the synthetic card is drawn at twice the canonical scale (200 x 280)
+FACE_W, FACE_H = 200 * S, 280 * S
+RAMP = (48, 46, 44)
+RENDER_SIZE = 160  # glyphs are rendered this large, then shrunk
+
+
+# --- fonts ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Font:
+    path: Path
+    family: str
+    style: str
+    has_suits: bool
+
+
+def _mask(font: Any, text: str) -> npt.NDArray[np.uint8]:
+    m = font.getmask(text)
+    w, h = m.size
+    if w * h == 0:
+        return np.zeros((0, 0), np.uint8)
+    return np.asarray(m, np.uint8).reshape(h, w)
+
+
+def _has(font: Any, ch: str, notdef: npt.NDArray[np.uint8]) -> bool:
+    a = _mask(font, ch)
+    if a.size == 0 or int(a.sum()) == 0:
+        return False
+    return not (a.shape == notdef.shape and bool((a == notdef).all()))
+
+
+def _has_suits(path: Path, notdef: npt.NDArray[np.uint8]) -> bool:
+    """The four suit symbols, each its own shape: no two alike (a spade and
+    a club correlate at about 0.8-0.87). Some fonts draw every missing glyph
+    as one box that is not their .notdef, and one draws its club as a spade
+    at some sizes."""
+    from PIL import ImageFont
+
+    if path.stem in _WRONG_SUITS:
+        return False
+    font = ImageFont.truetype(str(path), RENDER_SIZE)
+    if not all(_has(font, c, notdef) for c in SUIT_CHARS.values()):
+        return False
+    shapes = [_unit_shape(_crop(_mask(font, c).astype(np.float32) / 255.0))
+              for c in SUIT_CHARS.values()]
+    return all(float(shapes[i] @ shapes[j]) < 0.95
+               for i in range(len(shapes)) for j in range(i + 1, len(shapes)))
+
+
+def _unit_shape(ink: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    v = np.asarray(cv2.resize(ink, (24, 24), interpolation=cv2.INTER_AREA), np.float32).ravel()
+    v = v - v.mean()
+    out: npt.NDArray[np.float32] = v / max(float(np.linalg.norm(v)), 1e-6)
+    return out
+
+
+def _lining_figures(font: Any) -> bool:
+    """Digits all of one height, as in a card index (old-style figures, whose
+    3 4 5 7 9 hang below the line, make a 9 look like a J)."""
+    heights: list[float] = []
+    for c in "0123456789":
+        _, top, _, bottom = font.getbbox(c)
+        heights.append(float(bottom - top))
+    return max(heights) <= 1.12 * min(heights)
+
+
+def find_fonts() -> list[Font]:
+    """Upright text fonts with every rank glyph and lining figures, one file
+    per font (the URW fonts come as .otf, .t1 and .pfb), sorted."""
+    from PIL import ImageFont
+
+    by_stem: dict[str, Path] = {}
+    for root in FONT_DIRS:
+        for p in sorted(root.rglob("*")):
+            if p.suffix.lower() not in _EXT_PREF or _EXCLUDE.search(p.stem):
+                continue
+            old = by_stem.get(p.stem)
+            if old is None or _EXT_PREF[p.suffix.lower()] < _EXT_PREF[old.suffix.lower()]:
+                by_stem[p.stem] = p
+    out: list[Font] = []
+    for stem in sorted(by_stem):
+        path = by_stem[stem]
+        try:
+            font = ImageFont.truetype(str(path), 64)
+        except OSError:
+            continue
+        notdef = _mask(font, "\ue000")
+        if not all(_has(font, c, notdef) for c in "AKQJ0123456789BCDEFGHLMNOPRSUVWXYZ"):
+            continue
+        if not _lining_figures(font):
+            continue
+        family, style = font.getname()
+        out.append(Font(path, str(family), str(style), _has_suits(path, notdef)))
+    return out
+
+
+FOLDS = 5
+
+
+def family_folds(fonts: list[Font]) -> dict[str, int]:
+    """Cross-validation folds by font family (sorted by name, dealt in
+    turn): a family's fonts are held out together, so every validation
+    sees letter shapes never trained on."""
+    families = sorted({f.family for f in fonts})
+    return {fam: i % FOLDS for i, fam in enumerate(families)}
+
+
+class GlyphCache:
+    """Glyphs rendered large once (ink 0..1, cropped to the ink)."""
+
+    def __init__(self) -> None:
+        self._fonts: dict[Path, Any] = {}
+        self._glyphs: dict[tuple[Path, str], npt.NDArray[np.float32]] = {}
+
+    def glyph(self, font: Font, text: str) -> npt.NDArray[np.float32]:
+        key = (font.path, text)
+        got = self._glyphs.get(key)
+        if got is None:
+            from PIL import ImageFont
+
+            f = self._fonts.get(font.path)
+            if f is None:
+                f = ImageFont.truetype(str(font.path), RENDER_SIZE)
+                self._fonts[font.path] = f
+            got = _crop(_mask(f, text).astype(np.float32) / 255.0)
+            self._glyphs[key] = got
+        return got
+
+
+def _crop(ink: npt.NDArray[np.float32], level: float = 0.3) -> npt.NDArray[np.float32]:
+    ys, xs = np.nonzero(ink > level)
+    if len(xs) == 0:
+        return ink
+    return np.ascontiguousarray(ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1])
+
+
+# --- suit shapes drawn (not from a font) -----------------------------------
+
+
+def drawn_suit(suit: str, rng: np.random.Generator) -> npt.NDArray[np.float32]:
+    """A suit symbol as shapes, with random proportions (decks differ)."""
+    n = 200
+    img = np.zeros((n, n), np.uint8)
+    c = n / 2
+
+    def circle(x: float, y: float, r: float) -> None:
+        cv2.circle(img, (round(x), round(y)), round(r), 255, -1, cv2.LINE_AA)
+
+    def poly(pts: list[tuple[float, float]]) -> None:
+        cv2.fillPoly(img, [np.array([[round(x), round(y)] for x, y in pts], np.int32)], 255,
+                     cv2.LINE_AA)
+
+    if suit in "HS":
+        r = rng.uniform(0.2, 0.27) * n
+        dx = r * rng.uniform(0.8, 1.0)
+        ly = c - rng.uniform(0.12, 0.22) * n
+        tip = c + rng.uniform(0.32, 0.45) * n
+        for sx in (-1, 1):
+            circle(c + sx * dx, ly, r)
+        # Sides tangent-ish to the lobes, down to the point.
+        poly([(c - dx - r * 0.97, ly + r * 0.25), (c + dx + r * 0.97, ly + r * 0.25), (c, tip)])
+        poly([(c - dx, ly), (c + dx, ly), (c, tip)])
+        if suit == "S":
+            img[:] = np.flipud(img)
+            top = float(np.nonzero(img.max(axis=1))[0].max())
+            base = top + rng.uniform(0.12, 0.25) * n
+            half = rng.uniform(0.07, 0.16) * n
+            poly([(c - 0.03 * n, top - 0.15 * n), (c + 0.03 * n, top - 0.15 * n),
+                  (c + half, base), (c - half, base)])
+    elif suit == "D":
+        hw = rng.uniform(0.26, 0.4) * n
+        hh = rng.uniform(0.42, 0.48) * n
+        bow = rng.uniform(0.0, 0.08) * n  # concave sides on some decks
+        pts = []
+        for ang in np.linspace(0, 2 * np.pi, 41)[:-1]:
+            x, y = np.sin(ang), -np.cos(ang)
+            k = abs(x) + abs(y)
+            px, py = x / k, y / k  # a rhombus
+            inward = bow * 4 * abs(px) * abs(py)
+            pts.append((c + px * (hw - inward), c + py * (hh - inward)))
+        poly(pts)
+    else:
+        r = rng.uniform(0.16, 0.22) * n
+        spread = rng.uniform(0.95, 1.25) * r
+        circle(c, c - rng.uniform(0.2, 0.27) * n, r)
+        for sx in (-1, 1):
+            circle(c + sx * spread, c + rng.uniform(0.0, 0.06) * n, r)
+        poly([(c, c - 0.15 * n), (c - 0.6 * r, c + 0.05 * n), (c + 0.6 * r, c + 0.05 * n)])
+        half = rng.uniform(0.07, 0.15) * n
+        poly([(c - 0.025 * n, c), (c + 0.025 * n, c), (c + half, c + rng.uniform(0.38, 0.46) * n),
+              (c - half, c + rng.uniform(0.38, 0.46) * n)])
+    return _crop(img.astype(np.float32) / 255.0)
+
+
+# --- synthetic cards -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Layout:
+    rank_box: tuple[float, float, float, float]  # canonical x, y, w, h
+    suit_box: tuple[float, float, float, float]
+
+
+def _blank(rng: np.random.Generator) -> Image:
+    face = np.zeros((FACE_H, FACE_W, 4), np.uint8)
+    paper = rng.uniform(236, 255, 3)
+    paper[0] -= rng.uniform(0, 12)  # a little warm, sometimes
+    face[:, :, :3] = paper.astype(np.uint8)
+    radius = int(rng.uniform(5, 13) * S)
+    alpha = np.zeros((FACE_H, FACE_W), np.uint8)
+    cv2.rectangle(alpha, (radius, 0), (FACE_W - 1 - radius, FACE_H - 1), 255, -1)
+    cv2.rectangle(alpha, (0, radius), (FACE_W - 1, FACE_H - 1 - radius), 255, -1)
+    for cx, cy in ((radius, radius), (FACE_W - 1 - radius, radius),
+                   (radius, FACE_H - 1 - radius), (FACE_W - 1 - radius, FACE_H - 1 - radius)):
+        cv2.circle(alpha, (cx, cy), radius, 255, -1, cv2.LINE_AA)
+    face[:, :, 3] = alpha
+    if rng.random() < 0.25:
+        inset = int(rng.uniform(1.5, 4) * S)
+        grey = int(rng.uniform(120, 200))
+        cv2.rectangle(face, (inset, inset), (FACE_W - 1 - inset, FACE_H - 1 - inset),
+                      (grey, grey, grey, 255), 1, cv2.LINE_AA)
+    return face
+
+
+def _ink(rng: np.random.Generator, red: bool) -> tuple[float, float, float]:
+    if red:
+        return (float(rng.uniform(0, 70)), float(rng.uniform(0, 60)), float(rng.uniform(150, 235)))
+    k = float(rng.uniform(0, 55))
+    return (k + float(rng.uniform(0, 10)), k, k)
+
+
+def _stamp(face: Image, ink: npt.NDArray[np.float32], x: float, y: float, w: float, h: float,
+           colour: tuple[float, float, float]) -> tuple[float, float, float, float]:
+    """Draw an ink map into the face at canonical box (x, y, w, h); returns
+    the box actually drawn (canonical)."""
+    pw, ph = max(2, round(w * S)), max(2, round(h * S))
+    px, py = round(x * S), round(y * S)
+    pw = min(pw, FACE_W - px)
+    ph = min(ph, FACE_H - py)
+    if pw < 2 or ph < 2 or px < 0 or py < 0:
+        return (x, y, 0.0, 0.0)
+    a = np.asarray(cv2.resize(ink, (pw, ph), interpolation=cv2.INTER_AREA), np.float32)[:, :, None]
+    roi = face[py : py + ph, px : px + pw, :3].astype(np.float32)
+    face[py : py + ph, px : px + pw, :3] = (roi * (1 - a) + np.array(colour) * a).astype(np.uint8)
+    return (px / S, py / S, pw / S, ph / S)
+
+
+def _rank_ink(font: Font, text: str, cache: GlyphCache, rng: np.random.Generator
+              ) -> npt.NDArray[np.float32]:
+    """The rank line as one ink map; two glyphs (a ten) are set with a random
+    gap, from touching to loose."""
+    if len(text) == 1:
+        return cache.glyph(font, text)
+    if rng.random() < 0.3:
+        return cache.glyph(font, text)  # the font's own spacing
+    parts = [cache.glyph(font, ch) for ch in text]
+    h = max(p.shape[0] for p in parts)
+    gap = round(h * float(rng.uniform(-0.02, 0.14)))
+    width = sum(p.shape[1] for p in parts) + gap * (len(parts) - 1)
+    out = np.zeros((h, max(width, 1)), np.float32)
+    x = 0
+    for p in parts:
+        y = h - p.shape[0]  # digits stand on one baseline
+        w = min(p.shape[1], out.shape[1] - x)
+        out[y:, x : x + w] = np.maximum(out[y:, x : x + w], p[:, :w])
+        x += p.shape[1] + gap
+    return _crop(out)
+
+
+def synthetic_card(rank_text: str, suit: str, font: Font, suit_font: Font | None,
+                   cache: GlyphCache, rng: np.random.Generator) -> tuple[Image, Layout]:
+    """A card face (BGRA, twice canonical) with one index in its top left
+    corner and some of what lies near an index on real cards."""
+    face = _blank(rng)
+    red = suit in "HD"
+    colour = _ink(rng, red)
+    rank = _rank_ink(font, rank_text, cache, rng)
+    rh = float(rng.uniform(20.0, 48.0))
+    stretch = float(rng.uniform(0.6, 1.25))
+    if len(rank_text) > 1 and rng.random() < 0.5:
+        stretch *= float(rng.uniform(0.6, 0.9))  # a ten squeezed to fit the column
+    rw = min(40.0, rh * rank.shape[1] / rank.shape[0] * stretch)
+    rx, ry = float(rng.uniform(2.5, 14.0)), float(rng.uniform(2.5, 16.0))
+    if rng.random() < 0.1:
+        m = cv2.getRotationMatrix2D((rank.shape[1] / 2, rank.shape[0] / 2),
+                                    float(rng.uniform(-3, 3)), 1.0)
+        rank = np.asarray(cv2.warpAffine(rank, m, (rank.shape[1], rank.shape[0])), np.float32)
+    rbox = _stamp(face, rank, rx, ry, rw, rh, colour)
+    if suit_font is not None:
+        sym = cache.glyph(suit_font, SUIT_CHARS[suit])
+    else:
+        sym = drawn_suit(suit, rng)
+    sh = max(10.5, rh * float(rng.uniform(0.42, 0.85)))
+    sw = sh * sym.shape[1] / sym.shape[0] * float(rng.uniform(0.85, 1.15))
+    scx = rbox[0] + rbox[2] / 2 + rh * float(rng.uniform(-0.12, 0.12))
+    sy = rbox[1] + rbox[3] + rh * float(rng.uniform(0.02, 0.35))
+    sbox = _stamp(face, sym, max(1.5, scx - sw / 2), sy, sw, sh, colour)
+    _clutter(face, rbox, sbox, suit, red, rng)
+    return face, Layout(rbox, sbox)
+
+
+def _clutter(face: Image, rbox: tuple[float, ...], sbox: tuple[float, ...], suit: str,
+             red: bool, rng: np.random.Generator) -> None:
+    """Pips, a court picture's frame and colours, beside and under the index."""
+    right = max(rbox[0] + rbox[2], sbox[0] + sbox[2])
+    below = sbox[1] + sbox[3]
+    colour = _ink(rng, red)
+    if rng.random() < 0.55:  # a big pip right of the index
+        sym = drawn_suit(suit, rng)
+        size = float(rng.uniform(18, 40))
+        x = right + float(rng.uniform(3, 14))
+        y = float(rng.uniform(-0.2, 2.0)) * rbox[3] + rbox[1]
+        _stamp(face, sym, x, y, size * sym.shape[1] / sym.shape[0], size, colour)
+    if rng.random() < 0.3:  # a pip under the index column
+        sym = drawn_suit(suit, rng)
+        size = float(rng.uniform(16, 34))
+        _stamp(face, sym, float(rng.uniform(2, 20)), below + float(rng.uniform(6, 30)),
+               size * sym.shape[1] / sym.shape[0], size, colour)
+    if rng.random() < 0.25:  # a court picture: its frame and some colour
+        x0 = right + float(rng.uniform(2, 10))
+        y0 = float(rng.uniform(4, 30))
+        c = (int(rng.uniform(0, 120)), int(rng.uniform(0, 120)), int(rng.uniform(0, 200)), 255)
+        cv2.rectangle(face, (round(x0 * S), round(y0 * S)), (FACE_W - round(x0 * S), FACE_H),
+                      c, int(rng.integers(1, 5)), cv2.LINE_AA)
+        for _ in range(int(rng.integers(2, 8))):
+            pts = np.array([[round(float(rng.uniform(x0 + 2, x0 + 70)) * S),
+                             round(float(rng.uniform(y0 + 2, y0 + 120)) * S)] for _ in range(5)],
+                           np.int32)
+            c = (int(rng.uniform(0, 255)), int(rng.uniform(0, 255)), int(rng.uniform(0, 255)),
+                 255)
+            cv2.fillPoly(face, [pts], c, cv2.LINE_AA)
+
+
+def view(face: Image, rng: np.random.Generator, optics: OpticsRange
+         ) -> tuple[Image, float] | None:
+    """The corner patch the run-time reader gets from one shoe-camera view
+    of a face (BGRA, twice canonical), and the card width in pixels."""
+    width = float(rng.uniform(180.0, 240.0))  # camera mounts differ
+    height = width * 1.4
+    cw, ch = int(width * 0.55) + 40, int(width * 0.95) + 40
+    canvas = np.empty((ch, cw, 3), np.uint8)
+    canvas[:] = RAMP
+    canvas = np.clip(canvas.astype(np.int16) + rng.normal(0, 4, canvas.shape).astype(np.int16),
+                     0, 255).astype(np.uint8)
+    x0, y0 = 24.0 + float(rng.uniform(-4, 4)), 30.0 + float(rng.uniform(-4, 4))
+    jitter = rng.uniform(-1, 1, (4, 2)).astype(np.float32) * 0.02 * width
+    place(canvas, face, card_corners(x0 + width / 2, y0 + height / 2, width, height,
+                                     float(rng.uniform(-2.0, 2.0)), jitter))
+    canvas = expose(canvas, optics.draw(rng, (cw, ch)), rng)
+    ramp = float(np.percentile(canvas[::4, ::4, 1], 10))
+    poses = shoe_corners(canvas, width / 200.0, ramp)
+    if not poses:
+        return None
+    return corner_patch(canvas, poses[0]), width
+
+
+def _fits(parts: IndexParts, layout: Layout) -> bool:
+    """The segmentation cut the index where it was drawn (within the pose
+    error of the corner finder)."""
+    for got, (x, y, w, h) in ((parts.rank_box, layout.rank_box), (parts.suit_box, layout.suit_box)):
+        tol = 3.0 + 0.12 * h
+        if abs(got.x - MARGIN - x) > tol or abs(got.y - MARGIN - y) > tol:
+            return False
+        if abs(got.h - h) > tol or abs(got.w - w) > 3.0 + 0.2 * w:
+            return False
+    return True
+
+
+@dataclass
+class Samples:
+    rank_x: list[npt.NDArray[np.float32]]
+    rank_y: list[str]
+    suit_x: list[npt.NDArray[np.float32]]
+    suit_y: list[str]
+    parts: list[IndexParts]  # one per sample pair, for validation
+    truth: list[str]  # card code, or "x" + suit for a glyph that is no rank
+    family: list[str]  # the font family of each sample
+    views: int = 0
+    lost: int = 0  # no corner or no index found
+    miscut: int = 0  # index found elsewhere than drawn
+
+
+def generate(fonts: list[Font], per_rank: int, per_other: int, seed: int,
+             cache: GlyphCache, log: bool = True) -> Samples:
+    rng = np.random.default_rng(seed)
+    optics = OpticsRange()
+    out = Samples([], [], [], [], [], [], [])
+    suit_fonts = [f for f in fonts if f.has_suits]
+    t0 = time.perf_counter()
+    for fi, font in enumerate(fonts):
+        jobs: list[tuple[str, str]] = [(r, SUITS[int(rng.integers(4))])
+                                       for r in RANKS for _ in range(per_rank)]
+        jobs += [(NOT_A_RANK + NOT_RANKS[int(rng.integers(len(NOT_RANKS)))],
+                  SUITS[int(rng.integers(4))]) for _ in range(per_other)]
+        for rank, suit in jobs:
+            text = rank[1:] if rank.startswith(NOT_A_RANK) else RANK_TEXT[rank]
+            label = NOT_A_RANK if rank.startswith(NOT_A_RANK) else rank
+            sfont = None
+            if suit_fonts and rng.random() < 0.4:
+                sfont = suit_fonts[int(rng.integers(len(suit_fonts)))]
+            face, layout = synthetic_card(text, suit, font, sfont, cache, rng)
+            out.views += 1
+            got = view(face, rng, optics)
+            parts = index_parts(got[0]) if got is not None else None
+            if parts is None:
+                out.lost += 1
+                continue
+            if not _fits(parts, layout):
+                out.miscut += 1
+                continue
+            out.rank_x.append(rank_vector(parts))
+            out.rank_y.append(label)
+            out.suit_x.append(suit_vector(parts))
+            out.suit_y.append(suit)
+            out.parts.append(parts)
+            out.truth.append(label + suit)
+            out.family.append(font.family)
+        if log and (fi % 10 == 9 or fi == len(fonts) - 1):
+            print(f"  {fi + 1}/{len(fonts)} fonts, {out.views} views, "
+                  f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    return out
+
+
+# --- training and thresholds ---------------------------------------------
+
+
+def train(samples: Samples, shrink: float, keep: npt.NDArray[np.bool_] | None = None
+          ) -> tuple[Discriminant, Discriminant]:
+    """Rank and suit discriminants on the samples (those `keep` marks)."""
+    idx = np.arange(len(samples.truth)) if keep is None else np.nonzero(keep)[0]
+    rank = Discriminant.train(np.stack([samples.rank_x[i] for i in idx]),
+                              [samples.rank_y[i] for i in idx], shrink, whitener=True)
+    suit = Discriminant.train(np.stack([samples.suit_x[i] for i in idx]),
+                              [samples.suit_y[i] for i in idx], shrink, whitener=True)
+    return rank, suit
+
+
+@dataclass(frozen=True)
+class Scored:
+    truth: str  # card code, or NOT_A_RANK + suit
+    v: Verdict
+
+
+def score(reader: GenericReader, samples: Samples, keep: npt.NDArray[np.bool_] | None = None
+          ) -> list[Scored]:
+    idx = range(len(samples.truth)) if keep is None else np.nonzero(keep)[0]
+    return [Scored(samples.truth[i], reader.verdict(samples.parts[i])) for i in idx]
+
+
+def outcome(s: Scored, t: GenericThresholds) -> str:
+    """"right", "wrong" or "refused" under thresholds t."""
+    if not s.v.sure(t):
+        return "refused"
+    return "right" if s.v.rank + s.v.suit == s.truth else "wrong"
+
+
+def tally(scored: list[Scored], t: GenericThresholds) -> dict[str, int]:
+    out = {"right": 0, "wrong": 0, "refused": 0}
+    for s in scored:
+        out[outcome(s, t)] += 1
+    return out
+
+
+MISREAD_RATE = 1e-4  # the goal: at most 1 misread in 10,000 reads
+
+
+def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float
+                     ) -> tuple[float, float]:
+    """Of the (rank, suit) ratio pairs on a grid, the one that keeps the most
+    right reads while the misreads it lets through stay at most
+    MISREAD_RATE of the reads it accepts."""
+    v = [s.v for s in held]
+    usable = np.array([x.rank != NOT_A_RANK and x.rank_d <= rank_d and x.suit_d <= suit_d
+                       for x in v], bool)
+    right = np.array([x.rank + x.suit == s.truth for x, s in zip(v, held, strict=True)], bool)
+    r_llr = np.array([x.rank_llr for x in v])
+    s_llr = np.array([x.suit_llr for x in v])
+    best = (-1, 0.0, 0.0)
+    for ts in np.arange(0.0, 120.0, 1.0):
+        s_ok = usable & (s_llr >= ts)
+        for tr in np.arange(0.0, 200.0, 1.0):
+            acc = s_ok & (r_llr >= tr)
+            n_acc = int(acc.sum())
+            wrong = int((acc & ~right).sum())
+            if wrong <= MISREAD_RATE * n_acc:
+                if n_acc - wrong > best[0]:
+                    best = (n_acc - wrong, float(tr), float(ts))
+                break  # higher rank thresholds only lose right reads
+    return best[1], best[2]
+
+
+def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
+    """From out-of-fold reads. Distances: the 99.8th percentile of right
+    reads (a glyph further from its class than nearly every right one is
+    unlike the fonts). Likelihood ratios, for red ink and for black ink
+    apart: those that keep the most right reads with at most MISREAD_RATE
+    misreads among the reads accepted, times `margin`."""
+    base = GenericThresholds()
+    ok = [s.v for s in held if s.v.rank + s.v.suit == s.truth]
+    rank_d = float(np.percentile([v.rank_d for v in ok], 99.8))
+    suit_d = float(np.percentile([v.suit_d for v in ok], 99.8))
+    red = _rate_thresholds([s for s in held if s.v.colour == "HD"], rank_d, suit_d)
+    black = _rate_thresholds([s for s in held if s.v.colour == "SC"], rank_d, suit_d)
+    return GenericThresholds(margin * max(red[0], 1.0), margin * max(red[1], 1.0),
+                             margin * max(black[0], 1.0), margin * max(black[1], 1.0),
+                             rank_d, suit_d, base.red_min, base.black_max)
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _font_meta(f: Font, fold: int) -> dict[str, Any]:
+    return {"file": f.path.name, "family": f.family, "style": f.style, "fold": fold,
+            "sha256_16": _sha(f.path)}
+
+
+def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
+          margin: float, font_limit: int | None = None,
+          dump: Path | None = None) -> GenericReader:
+    fonts = find_fonts()
+    if font_limit is not None and font_limit < len(fonts):
+        step = len(fonts) / font_limit  # evenly through the sorted list (a quick build)
+        fonts = [fonts[int(i * step)] for i in range(font_limit)]
+    folds = family_folds(fonts)
+    print(f"{len(fonts)} fonts, {len(folds)} families, {FOLDS} folds", file=sys.stderr)
+    cache = GlyphCache()
+    data = generate(fonts, per_rank, per_other, seed, cache)
+    print(f"views {data.views}: {len(data.truth)} used, {data.lost} lost, "
+          f"{data.miscut} cut wrongly", file=sys.stderr)
+    fold_of = np.array([folds[f] for f in data.family])
+    held: list[Scored] = []
+    for k in range(FOLDS):
+        rank, suit = train(data, shrink, fold_of != k)
+        held += score(GenericReader(rank, suit, GenericThresholds(), {}), data, fold_of == k)
+    t = choose_thresholds(held, margin)
+    if dump is not None:  # for looking into the errors (pickle: development only)
+        import pickle
+
+        order = np.concatenate([np.nonzero(fold_of == k)[0] for k in range(FOLDS)])
+        with dump.open("wb") as fh:
+            pickle.dump([(data.parts[i], data.family[i], s) for i, s in zip(order, held,
+                                                                            strict=True)], fh)
+    worst = sorted(held, key=lambda s: -min(s.v.rank_llr, s.v.suit_llr))
+    worst = [s for s in worst if s.v.rank + s.v.suit != s.truth and s.v.colour_clear
+             and s.v.rank != NOT_A_RANK][:5]
+    print("most confident out-of-fold errors: " + ", ".join(
+        f"{s.truth}->{s.v.rank}{s.v.suit} ({s.v.rank_llr:.1f}, {s.v.suit_llr:.1f})"
+        for s in worst), file=sys.stderr)
+    cards = [s for s in held if not s.truth.startswith(NOT_A_RANK)]
+    others = [s for s in held if s.truth.startswith(NOT_A_RANK)]
+    print(f"thresholds {t}", file=sys.stderr)
+    print(f"out of fold: cards {tally(cards, t)}, no-rank glyphs {tally(others, t)}",
+          file=sys.stderr)
+    rank, suit = train(data, shrink)  # the shipped model: every font
+    meta: dict[str, Any] = {
+        "built_by": "calibration.build_generic",
+        "seed": seed, "per_rank": per_rank, "per_other": per_other, "shrink": shrink,
+        "margin": margin, "font_limit": font_limit, "folds": FOLDS,
+        "fonts": [_font_meta(f, folds[f.family]) for f in fonts],
+        "views": {"views": data.views, "used": len(data.truth), "lost": data.lost,
+                  "miscut": data.miscut},
+        "out_of_fold": {"cards": tally(cards, t), "not_ranks": tally(others, t)},
+    }
+    reader = GenericReader(rank, suit, t, meta)
+    save_model(reader, out)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)", file=sys.stderr)
+    return reader
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m calibration.build_generic",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument("--per-rank", type=int, default=12,
+                        help="views of each rank per font (random suit)")
+    parser.add_argument("--per-other", type=int, default=16,
+                        help="views of glyphs that are no rank, per font")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shrink", type=float, default=0.1)
+    parser.add_argument("--font-limit", type=int, default=None,
+                        help="use only this many fonts (a quick build, for tests)")
+    parser.add_argument("--dump-out-of-fold", type=Path, default=None,
+                        help="also write the out-of-fold reads (with their glyphs) here")
+    parser.add_argument("--margin", type=float, default=1.1,
+                        help="likelihood-ratio thresholds: this times those that keep "
+                             "out-of-fold misreads within the goal")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    build(args.out, args.per_rank, args.per_other, args.seed, args.shrink, args.margin,
+          args.font_limit, args.dump_out_of_fold)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

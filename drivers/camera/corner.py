@@ -1,0 +1,229 @@
+"""The index corner of a card, cut out of a frame in the card's own frame.
+
+Every reader works on a *corner patch*: the top left corner of a card,
+turned upright and scaled to the canonical card (drivers.camera.frame.CARD_W
+x CARD_H), with a margin around it so that a reader can search small shifts.
+Where the card lies comes from its outline: in frame mode the warped card
+itself, in the shoe the card's left and top edges, found in the band the
+index crosses (a straight, high-contrast line against the dark ramp, far
+easier to find than the index, and found as well when a glyph touches a pip
+or the artwork). A card lying over another (two cards pulled together) has
+no visible top edge; its corner is placed from its index glyphs instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.glyphs import Image, to_gray
+
+CARD_W, CARD_H = 200, 280  # the canonical card, portrait
+RANK_HEIGHT = 34  # nominal rank glyph height on the canonical card
+CORNER_W, CORNER_H = 48, 100  # the corner region read, canonical pixels
+MARGIN = 8  # patch margin around it, canonical pixels
+
+Vec = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class CornerPose:
+    """Where a card's top left corner is: `origin` in image pixels, `u` and
+    `v` the image displacement of one canonical pixel along the card's top
+    edge and down its left edge."""
+
+    origin: Vec
+    u: Vec
+    v: Vec
+    source: str = "edges"  # "edges", "ink" or "card" (frame mode)
+
+    def to_image(self, cx: float, cy: float) -> Vec:
+        """Image position of canonical corner coordinates (cx, cy)."""
+        return (self.origin[0] + cx * self.u[0] + cy * self.v[0],
+                self.origin[1] + cx * self.u[1] + cy * self.v[1])
+
+    def moved(self, dx: float, dy: float) -> CornerPose:
+        """The same pose with its origin moved (dx, dy) canonical pixels."""
+        return CornerPose(self.to_image(dx, dy), self.u, self.v, self.source)
+
+
+def corner_patch(image: Image, pose: CornerPose, width: int = CORNER_W,
+                 height: int = CORNER_H, margin: int = MARGIN) -> Image:
+    """The corner region, upright at canonical scale; patch pixel (i, j) is
+    canonical corner position (i - margin, j - margin)."""
+    ox, oy = pose.to_image(-margin, -margin)
+    m = np.array([[pose.u[0], pose.v[0], ox], [pose.u[1], pose.v[1], oy]], np.float64)
+    size = (width + 2 * margin, height + 2 * margin)
+    # Outside the image is black: no paper, so no ink (a replicated border
+    # would draw strokes that are not there).
+    return cv2.warpAffine(image, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+
+
+def patch_inside(shape: tuple[int, ...], pose: CornerPose, width: int = CORNER_W,
+                 height: int = CORNER_H, margin: int = 0) -> bool:
+    """The corner region (and `margin` around it) lies inside an image of
+    this shape: a corner cut by the frame's edge is not read. The patch's
+    own margin may run off the frame (a card whose top edge is just inside
+    it): `corner_patch` fills it with black, no paper and so no ink, as the
+    dark ramp around the card."""
+    h, w = shape[0], shape[1]
+    for cx in (-margin, width + margin):
+        for cy in (-margin, height + margin):
+            x, y = pose.to_image(cx, cy)
+            if not (0.0 <= x <= w - 1 and 0.0 <= y <= h - 1):
+                return False
+    return True
+
+
+# --- shoe mode: card corners from the edges in the band -------------------
+
+EDGE_MIN_CONTRAST = 40.0  # card white over the ramp, grey levels
+MIN_EDGE_ROWS = 24  # rows of left edge needed to trust a line
+MIN_EDGE_COLS = 10
+
+
+def _fit_line(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]
+              ) -> tuple[float, float] | None:
+    """s = a * t + b, robust: least squares, then again without the points
+    more than 1.5 px off (glare, a glyph, the rounded corner)."""
+    if len(t) < 6:
+        return None
+    keep = np.ones(len(t), bool)
+    a, b = 0.0, float(np.median(s))
+    for _ in range(3):
+        if keep.sum() < 6:
+            return None
+        a, b = (float(x) for x in np.polyfit(t[keep], s[keep], 1))
+        resid = np.abs(s - (a * t + b))
+        new = resid < max(1.5, float(np.median(resid[keep])) * 2.5)
+        if (new == keep).all():
+            break
+        keep = new
+    if keep.sum() < 0.6 * len(t):
+        return None
+    return a, b
+
+
+def shoe_corners(band: Image, scale: float, ramp: float) -> list[CornerPose]:
+    """Top left corners of cards whose left and top edges show in the band.
+
+    band: the band of the frame (BGR or grey); scale: image pixels per
+    canonical pixel; ramp: grey level of the empty ramp. Band coordinates.
+    Edges are steps of brightness (the gradient), not levels, so glare on
+    the ramp, which is smooth, does not pass for a card."""
+    gray: npt.NDArray[np.float32] = np.asarray(
+        cv2.GaussianBlur(to_gray(band).astype(np.float32), (0, 0), 1.0), np.float32)
+    w = gray.shape[1]
+    paper = float(np.percentile(gray[::2, ::2], 97))
+    if paper - ramp < EDGE_MIN_CONTRAST:
+        return []
+    step = 0.22 * (paper - ramp)  # a card edge rises at least this much over 2 px
+    gx = np.zeros_like(gray)
+    gx[:, 1:-1] = gray[:, 2:] - gray[:, :-2]
+    strong = gx > step
+    # Left of the edge is the ramp: darker than the card by half the contrast.
+    rows = np.nonzero(strong[:, 3:].any(axis=1))[0]
+    if len(rows) < MIN_EDGE_ROWS:
+        return []
+    first = np.argmax(strong[rows, 3:], axis=1) + 3
+    peak = np.stack([gx[rows, np.minimum(first + k, w - 1)] for k in range(4)], axis=1)
+    xk = first + np.argmax(peak, axis=1)
+    xk = np.clip(xk, 1, w - 2)
+    g0, g1, g2 = gx[rows, xk - 1], gx[rows, xk], gx[rows, xk + 1]
+    den = g0 - 2 * g1 + g2
+    sub = np.where(np.abs(den) > 1e-3, 0.5 * (g0 - g2) / np.where(den == 0, 1, den), 0.0)
+    left_x = xk + np.clip(sub, -0.5, 0.5)
+    right_side = gray[rows, np.minimum(xk + 3, w - 1)]
+    left_side = gray[rows, np.maximum(xk - 3, 0)]
+    valid = (right_side - left_side > 0.45 * (paper - ramp)) & (xk < w - 8)
+    rows, left_x = rows[valid], left_x[valid]
+    starts = _segment_starts(rows, int(30 * scale))
+    return _corners_from_edges(gray, starts, rows.astype(np.float64), left_x.astype(np.float64),
+                               step, scale)
+
+
+def _corners_from_edges(gray: npt.NDArray[Any], starts: list[int],
+                        rows: npt.NDArray[np.float64], left_x: npt.NDArray[np.float64],
+                        level: float, scale: float) -> list[CornerPose]:
+    """`level`: the least rise (over 2 px) of a top edge."""
+    h, w = gray.shape
+    if len(rows) < MIN_EDGE_ROWS:
+        return []
+    # The top of the card: in columns right of the left edge (past the
+    # rounded corner), the first light row from the top. Several cards may
+    # be in view one above the other; each top edge starts a light run.
+    x_edge = float(np.median(left_x))
+    c0 = int(x_edge + 16 * scale)
+    c1 = min(w, int(x_edge + 44 * scale))
+    if c1 - c0 < MIN_EDGE_COLS:
+        return []
+    cols = np.arange(c0, c1)
+    out: list[CornerPose] = []
+    for top in starts:
+        if top < 2:
+            continue  # the card runs off the top of the frame: no corner in view
+        # Sub-pixel top per column: the strongest rise near the segment's
+        # first row.
+        y0 = max(1, top - int(24 * scale))
+        y1 = min(h - 1, top + int(8 * scale))
+        if y1 - y0 < 3:
+            continue
+        gy = gray[y0 + 1 : y1 + 1, c0:c1] - gray[y0 - 1 : y1 - 1, c0:c1]
+        rise = gy > level
+        first = np.argmax(rise, axis=0)
+        ok = rise.any(axis=0)
+        near = np.stack([gy[np.minimum(first + j, len(gy) - 1), np.arange(len(cols))]
+                         for j in range(3)])
+        k = first + np.argmax(near, axis=0)
+        kk = np.clip(k, 1, len(gy) - 2)
+        a0 = gy[kk - 1, np.arange(len(cols))]
+        a1 = gy[kk, np.arange(len(cols))]
+        a2 = gy[kk + 1, np.arange(len(cols))]
+        den = a0 - 2 * a1 + a2
+        sub = np.where(np.abs(den) > 1e-3, 0.5 * (a0 - a2) / np.where(den == 0, 1, den), 0.0)
+        ys = list((y0 + kk + np.clip(sub, -0.5, 0.5))[ok])
+        xs = list(cols[ok].astype(np.float64))
+        if len(ys) < MIN_EDGE_COLS:
+            continue
+        top_line = _fit_line(np.array(xs), np.array(ys))
+        if top_line is None:
+            continue
+        ta, tb = top_line
+        # The left edge below this top: rows past the rounded corner.
+        r0 = tb + ta * x_edge + 16 * scale
+        r1 = r0 + 110 * scale
+        sel = (rows >= r0) & (rows <= r1)
+        if sel.sum() < MIN_EDGE_ROWS // 2:
+            continue
+        left_line = _fit_line(rows[sel], left_x[sel])
+        if left_line is None:
+            continue
+        la, lb = left_line
+        # Intersection: x = la*y + lb, y = ta*x + tb.
+        y = (ta * lb + tb) / (1.0 - ta * la)
+        x = la * y + lb
+        nu = np.hypot(1.0, ta)
+        nv = np.hypot(la, 1.0)
+        u = (scale / nu, scale * ta / nu)
+        v = (scale * la / nv, scale / nv)
+        out.append(CornerPose((float(x), float(y)), (float(u[0]), float(u[1])),
+                              (float(v[0]), float(v[1]))))
+    return out
+
+
+def _segment_starts(rows: npt.NDArray[np.intp], min_len: int) -> list[int]:
+    """First row of each run of card rows (rows with a light run) at least
+    min_len long, top first: the top edge of each card in view."""
+    if len(rows) == 0:
+        return []
+    breaks = np.nonzero(np.diff(rows) > 3)[0]
+    firsts = [0, *(int(i) + 1 for i in breaks)]
+    lasts = [*(int(i) for i in breaks), len(rows) - 1]
+    return [int(rows[a]) for a, b in zip(firsts, lasts, strict=True)
+            if rows[b] - rows[a] >= min_len]
+
