@@ -100,6 +100,7 @@ class Store:
     def __init__(self, directory: Path, fsync: bool = True) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.path = directory / "table.db"
+        self._wal = directory / "table.db-wal"
         # Autocommit mode: transactions are explicit (BEGIN ... COMMIT).
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -217,7 +218,24 @@ class Store:
                 self.db.execute("PRAGMA synchronous=NORMAL")
         self.last_seq = last
         self.last_hash = previous
+        self._bound_wal()
         return first
+
+    # The checkpointer's PASSIVE checkpoints let the next commit start the WAL again
+    # only if no commit came while one ran: under a steady stream of commits
+    # (`sim --speed max`) the WAL would grow for ever (gigabytes in a soak, and its
+    # index in memory). Past this size the table's own connection checkpoints and
+    # truncates it between two commits: milliseconds, and only at such rates.
+    WAL_LIMIT = 8 * 1024 * 1024
+
+    def _bound_wal(self) -> None:
+        try:
+            size = self._wal.stat().st_size
+        except OSError:
+            return
+        if size > self.WAL_LIMIT:
+            with contextlib.suppress(sqlite3.OperationalError):  # busy: after the next commit
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def records(
         self, first: int = 1, last: int | None = None
@@ -247,6 +265,7 @@ class Store:
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('outboxed', ?)", (str(outboxed),)
             )
             self._mark(acked)
+        self._bound_wal()
 
     def mark_sent(self, ids: list[int]) -> None:
         with self._tx():
