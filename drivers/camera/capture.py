@@ -176,6 +176,10 @@ class Capture:
     def age(self) -> float:
         return self._clock() - self._last
 
+    def backlog(self) -> int:
+        """Frames captured and not yet taken by the reader."""
+        return self._queue.qsize()
+
     def check_age(self) -> bool:
         """True (and one call of on_stale per outage) when frames stopped."""
         age = self.age()
