@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from drivers.camera import generic
 from drivers.camera.generic import MODEL_PATH, generic_model, load_model
 from drivers.camera.shoe import ShoeGeometry, read_still
 from drivers.camera.source import CardSource
@@ -21,12 +22,8 @@ GEOMETRY = ShoeGeometry()
 # Seeded samples (seed 12, 300 frames a deck); the 10,000-frame figures are in
 # docs/benchmarks.md. The goal (99 % right, at most 1 misread in 10,000) is
 # NOT met: floors sit under what the reader measures on these seeds (69.7,
-# 58.0 and 57.3 %) so that a regression fails. Misreads must be zero, except
-# on cardsjs, whose flat-topped 3 the model can take for a 5 (measured 1 of
-# 300 here): that known failure is pinned, not allowed to grow or to spread
-# to another confusion.
+# 58.0 and 57.3 %) so that a regression fails. Misreads must be zero.
 GENERIC_FLOOR = {"npm-svg-cards": 0.67, "npm-cardsjs": 0.55, "house": 0.54}
-KNOWN_MISREADS = {"npm-cardsjs": ({("3", "5")}, 1)}
 
 
 def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
@@ -58,9 +55,7 @@ def test_generic_reads_decks_it_never_saw(name: str) -> None:
                for truth, frame in _sample(name, 300, seed=12)]
     wrong = [(t, g) for t, g in results if g is not None and g != t]
     correct = sum(1 for t, g in results if g == t)
-    kinds, most = KNOWN_MISREADS.get(name, (set(), 0))
-    assert [(t, g) for t, g in wrong if (t[0], g[0]) not in kinds or t[1] != g[1]] == []
-    assert len(wrong) <= most
+    assert wrong == []
     assert correct / len(results) >= GENERIC_FLOOR[name]
 
 
@@ -110,3 +105,31 @@ def test_build_script_writes_a_model_the_reader_loads(tmp_path: Path) -> None:
     again = build_generic.build(tmp_path / "again.npz", per_rank=2, per_other=2, seed=3,
                                 shrink=0.1, margin=1.5, font_limit=12)
     assert np.array_equal(again.rank.weights, reader.rank.weights)
+
+
+def test_a_flat_topped_3_is_never_read_as_a_5(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cardsjs prints its 3 with a flat top, like a 5's top bar, and no stroke
+    at the upper left: the font-trained model took red ones for a 5 (8 in
+    10,000 frames). A 5 without that stroke is now refused; no 5 the reader
+    read before is refused for it."""
+    model = generic_model()
+    cam = ShoeCamera(get_deck("npm-cardsjs"), seed=17)
+    threes = [(c, cam.still(c)) for c in ("3H", "3D") * 200]
+    fives = {
+        name: [cam5.still(c) for c in ("5S", "5H", "5D", "5C") * 10]
+        for name in ("npm-svg-cards", "npm-cardsjs", "house")
+        for cam5 in [ShoeCamera(get_deck(name), seed=18)]
+    }
+
+    def reads() -> tuple[list[tuple[str, str | None]], dict[str, list[str | None]]]:
+        three = [(c, read_still(f, model, GEOMETRY)[0]) for c, f in threes]
+        five = {n: [read_still(f, model, GEOMETRY)[0] for f in fs] for n, fs in fives.items()}
+        return three, five
+
+    three, five = reads()
+    assert [(c, g) for c, g in three if g not in (c, None)] == []
+    monkeypatch.setattr(generic, "FIVE_STEM_MIN", -1.0)  # the check off
+    three_before, five_before = reads()
+    assert [g for c, g in three_before if g not in (c, None)] != []  # these frames need it
+    assert five == five_before
+    assert all(sum(g is not None for g in got) > 0 for got in five.values())
