@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from drivers.camera.corner import CARD_W, CornerPose, corner_patch, patch_inside, shoe_corners
+from drivers.camera.corner import (
+    CARD_W,
+    MARGIN,
+    CornerPose,
+    corner_patch,
+    patch_inside,
+    shoe_corners,
+)
 from drivers.camera.glyphs import Image, find_indices, to_gray
 from drivers.camera.match import CornerRead
 from drivers.camera.reader import Model, rank_anchor, read_corner
@@ -342,10 +349,20 @@ def _explains(pose: CornerPose, x: float, y: float, scale: float) -> bool:
     return -6.0 <= dx <= 60.0 and -6.0 <= dy <= 90.0
 
 
+def in_view(shape: tuple[int, ...], pose: CornerPose) -> bool:
+    """The corner can be read in this band. A corner placed from the card's
+    edges has its top edge in view, so its index is wholly in view even
+    when the patch's margin runs off the frame. A corner placed from index
+    ink has no edge to prove it: the ink may be a glyph cut by the frame's
+    edge (an 8 whose upper loop is cut off reads as a 6, surely), so its
+    whole patch, margin included, must lie in the frame."""
+    return patch_inside(shape, pose, margin=0 if pose.source == "edges" else MARGIN)
+
+
 def read_band(band: Image, model: Model, geometry: ShoeGeometry,
               ramp: float) -> list[tuple[CornerPose, CornerRead]]:
     return [(p, read_corner(model, corner_patch(band, p)))
-            for p in band_poses(band, model, geometry, ramp) if patch_inside(band.shape, p)]
+            for p in band_poses(band, model, geometry, ramp) if in_view(band.shape, p)]
 
 
 def read_still(frame: Image, model: Model, geometry: ShoeGeometry,
