@@ -94,33 +94,21 @@ def fsync_probe(workdir: Path, commits: int = 500) -> tuple[float, float]:
 
 
 # ----------------------------------------------------------- rounds per second
+def sim_command(
+    port: int, rounds: int, table: str, rules: str, state: Path, fsync: bool
+) -> list[str]:
+    """`croupier sim --speed max` on a broker at `port`, as a user would type it."""
+    return [
+        sys.executable, "-m", "controller", "sim", "--no-view", "--speed", "max",
+        "--rounds", str(rounds), "--seed", "1", "--table", table, "--rules", rules,
+        "--broker", f"mqtt://127.0.0.1:{port}", "--state-dir", str(state),
+        "--log-level", "error", *([] if fsync else ["--no-fsync"]),
+    ]  # fmt: skip
+
+
 def sim_rate(broker: Broker, rounds: int, fsync: bool, workdir: Path) -> float:
     state = workdir / f"sim-{fsync}"
-    command = [
-        sys.executable,
-        "-m",
-        "controller",
-        "sim",
-        "--no-view",
-        "--speed",
-        "max",
-        "--rounds",
-        str(rounds),
-        "--seed",
-        "1",
-        "--table",
-        "bench",
-        "--rules",
-        RULES,
-        "--broker",
-        f"mqtt://127.0.0.1:{broker.port}",
-        "--state-dir",
-        str(state),
-        "--log-level",
-        "error",
-    ]
-    if not fsync:
-        command.append("--no-fsync")
+    command = sim_command(broker.port, rounds, "bench", RULES, state, fsync)
     started = time.perf_counter()
     subprocess.run(command, check=True)
     return rounds / (time.perf_counter() - started)

@@ -27,7 +27,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from bench.service import Broker
+from bench.service import Broker, sim_command
 
 WARM_UP = 200  # rounds
 
@@ -88,30 +88,7 @@ def slope(points: list[tuple[float, float]]) -> float:
 def soak(rounds: int, rules: str, fsync: bool, every: float, workdir: Path) -> list[Sample]:
     broker = Broker(workdir)
     display = Display(broker.port, "soak")
-    command = [
-        sys.executable,
-        "-m",
-        "controller",
-        "sim",
-        "--no-view",
-        "--speed",
-        "max",
-        "--rounds",
-        str(rounds),
-        "--seed",
-        "1",
-        "--table",
-        "soak",
-        "--rules",
-        rules,
-        "--broker",
-        f"mqtt://127.0.0.1:{broker.port}",
-        "--state-dir",
-        str(workdir / "state"),
-        "--log-level",
-        "error",
-        *([] if fsync else ["--no-fsync"]),
-    ]
+    command = sim_command(broker.port, rounds, "soak", rules, workdir / "state", fsync)
     samples: list[Sample] = []
     started = time.monotonic()
     proc = subprocess.Popen(command)

@@ -43,7 +43,7 @@ from controller import rules
 from controller.config import Config, override
 from controller.engine import Table, TableError, parse_event
 from controller.engine.cards import CARD_CODES
-from controller.engine.round import Phase
+from controller.engine.round import Phase, Round
 from controller.journal import Store
 from controller.surveillance import Settings, Surveillance
 from controller.surveillance.edges import edge_for, fingerprint
@@ -342,6 +342,30 @@ def _apply(
     return kinds, [o.payload for o in found if o.topic == "surveillance/shoe"]
 
 
+def play_out(
+    table: Table,
+    do: Callable[[dict[str, Any]], None],
+    card: Callable[[], None],
+    choose: Callable[[Round], str],
+) -> None:
+    """The round just closed, played to its end: `choose` decides for the box in play."""
+    r = table.round
+    assert r is not None
+    while not r.over:
+        if r.phase is Phase.INSURANCE:
+            do({"type": "close_insurance"})
+        elif r.phase is Phase.PLAYERS and r.offer_box >= 0:
+            do({"type": "action", "box": r.boxes[r.offer_box].number, "action": "refuse_card"})
+        elif r.phase is Phase.PLAYERS:
+            action = choose(r)
+            if action == "card":
+                card()
+            else:
+                do({"type": "action", "box": r.boxes[r.turn].number, "action": action})
+        else:
+            card()
+
+
 def _deal(table: Table, desk: Surveillance, strategy: Strategy, shoe: _Shoe) -> None:
     """Rounds to the cut card (one more when `extra`; to half of it when `early`)."""
 
@@ -365,21 +389,7 @@ def _deal(table: Table, desk: Surveillance, strategy: Strategy, shoe: _Shoe) -> 
         for box in (1, 2, 3):
             do({"type": "bet", "box": box, "amount": "10"})
         do({"type": "close_bets"})
-        r = table.round
-        assert r is not None
-        while not r.over:
-            if r.phase is Phase.INSURANCE:
-                do({"type": "close_insurance"})
-            elif r.phase is Phase.PLAYERS and r.offer_box >= 0:
-                do({"type": "action", "box": r.boxes[r.offer_box].number, "action": "refuse_card"})
-            elif r.phase is Phase.PLAYERS:
-                action = strategy.decide(r)
-                if action == "card":
-                    card()
-                else:
-                    do({"type": "action", "box": r.boxes[r.turn].number, "action": action})
-            else:
-                card()
+        play_out(table, do, card, strategy.decide)
 
 
 # -------------------------------------------------------------- decisions
@@ -408,6 +418,19 @@ def decision_rates(
         desk.before()
         desk.applied(table.apply(parse_event(event)), 0, None)
 
+    def card() -> None:
+        do({"type": "card", "card": draw()})  # the shoe's current order
+
+    def choose(r: Round) -> str:
+        nonlocal random_picks
+        action = strategy.decide(r)
+        legal = r.legal_actions()
+        if r.boxes[r.turn].number == 2 and len(legal) > 1 and rng.random() < mistakes:
+            pick = rng.choice(legal)
+            random_picks += pick != action
+            action = pick
+        return action
+
     for _ in range(rounds):
         if table.rounds == 0 or table.shoe.cut_reached:
             shoe.shuffle()
@@ -418,27 +441,7 @@ def decision_rates(
         for box in (1, 2):
             do({"type": "bet", "box": box, "amount": str(profile.table_min)})
         do({"type": "close_bets"})
-        r = table.round
-        assert r is not None
-        while not r.over:
-            if r.phase is Phase.INSURANCE:
-                do({"type": "close_insurance"})
-            elif r.phase is Phase.PLAYERS and r.offer_box >= 0:
-                do({"type": "action", "box": r.boxes[r.offer_box].number, "action": "refuse_card"})
-            elif r.phase is Phase.PLAYERS:
-                box = r.boxes[r.turn].number
-                action = strategy.decide(r)
-                legal = r.legal_actions()
-                if box == 2 and len(legal) > 1 and rng.random() < mistakes:
-                    pick = rng.choice(legal)
-                    random_picks += pick != action
-                    action = pick
-                if action == "card":
-                    do({"type": "card", "card": draw()})
-                else:
-                    do({"type": "action", "box": box, "action": action})
-            else:
-                do({"type": "card", "card": draw()})
+        play_out(table, do, card, choose)
     out = DecisionRates(rules_name, rounds)
     for (box, _), s in sorted(desk.sessions.items()):
         name = "basic strategy tables" if box == 1 else f"tables + {mistakes:.0%} random"
