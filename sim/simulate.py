@@ -96,7 +96,7 @@ def play(profile: RuleProfile, hands: int, seed: str, boxes: int | None = None) 
         close_bets()
         r = table.round
         assert r is not None
-        for _ in range(r.deal_cards_left):  # the initial deal
+        for _ in range(r.plan_end):  # the initial deal (r.deal_cards_left, at its start)
             card(draw())
         while not r.over:
             phase = r.phase

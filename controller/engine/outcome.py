@@ -64,45 +64,46 @@ LOSE = Decimal(-1)
 WIN = Decimal(1)
 
 
-def _hand_result(
-    p: RuleProfile, hand: Hand, dealer_total: int, dealer_bj: bool
-) -> tuple[str, Decimal | None]:
-    """The hand's result and the multiplier of each share (None: see enhc_loses)."""
-    if hand.paid:
-        return "blackjack", p.blackjack_pays
-    if hand.surrendered:
-        return "surrender", -HALF
-    if hand.hard > 21:
-        return "bust", LOSE
-    if hand.blackjack:
-        if dealer_bj:
-            return ("push", ZERO) if p.blackjack_vs_dealer_blackjack == "push" else ("lose", LOSE)
-        return "blackjack", p.blackjack_pays
-    if dealer_bj:
-        if p.enhc_loses == "original" and (hand.doubled or hand.number != 1):
-            return "lose", None
-        return "lose", LOSE
-    if dealer_total > 21:
-        return "win", WIN
-    total = hand.total
-    if total > dealer_total:
-        return "win", WIN
-    if total == dealer_total:
-        return "push", ZERO
-    return "lose", LOSE
-
-
 _tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot path)
 
 
 def _hand_outcome(p: RuleProfile, hand: Hand, dealer_total: int, dealer_bj: bool) -> HandOutcome:
-    result, mult = _hand_result(p, hand, dealer_total, dealer_bj)
+    # The result and the multiplier of each share (None: see enhc_loses).
+    mult: Decimal | None
+    hard = hand.hard
+    aces = hand.aces
+    total = hard + 10 if aces and hard <= 11 else hard
+    blackjack = total == 21 and len(hand.cards) == 2 and not hand.from_split
+    if hand.paid:
+        result, mult = "blackjack", p.blackjack_pays
+    elif hand.surrendered:
+        result, mult = "surrender", -HALF
+    elif hard > 21:
+        result, mult = "bust", LOSE
+    elif blackjack:
+        if not dealer_bj:
+            result, mult = "blackjack", p.blackjack_pays
+        elif p.blackjack_vs_dealer_blackjack == "push":
+            result, mult = "push", ZERO
+        else:
+            result, mult = "lose", LOSE
+    elif dealer_bj:
+        if p.enhc_loses == "original" and (hand.doubled or hand.number != 1):
+            result, mult = "lose", None
+        else:
+            result, mult = "lose", LOSE
+    elif dealer_total > 21 or total > dealer_total:
+        result, mult = "win", WIN
+    elif total == dealer_total:
+        result, mult = "push", ZERO
+    else:
+        result, mult = "lose", LOSE
     stakes = hand.stakes
-    nets: dict[str, Decimal] = {}
-    payout = ZERO
     if mult is None:
         # No hole card, dealer blackjack, "original bet only": the first hand
         # loses its original stake; doubles and later split hands come back.
+        nets: dict[str, Decimal] = {}
+        payout = ZERO
         base = hand.base or stakes
         for player in stakes:
             net = -base[player] if hand.number == 1 else ZERO
@@ -110,17 +111,22 @@ def _hand_outcome(p: RuleProfile, hand: Hand, dealer_total: int, dealer_bj: bool
             payout += net
         if not payout:
             result = "push"
+        stake = hand.stake
+    elif len(stakes) == 1:  # one player on the hand: the common case, kept short
+        for player, stake in stakes.items():
+            payout = stake * mult
+            nets = {player: payout}
     else:
+        nets = {}
+        payout = ZERO
         for player, share in stakes.items():
             net = share * mult
             nets[player] = net
             payout += net
-    hard = hand.hard
-    total = hard + 10 if hand.aces and hard <= 11 else hard
-    blackjack = total == 21 and len(hand.cards) == 2 and not hand.from_split
+        stake = hand.stake
     return _tuple(
         HandOutcome,
-        (hand.number, tuple(hand.cards), total, blackjack, result, hand.stake, payout, nets),
+        (hand.number, tuple(hand.cards), total, blackjack, result, stake, payout, nets),
     )
 
 
@@ -131,32 +137,46 @@ def settle(
     house = ZERO
     carried: dict[tuple[int, str], Decimal] = {}
     box_outcomes = []
+    push_stays = p.push_stays
     for box in boxes:
-        hands = tuple([_hand_outcome(p, h, dealer_total, dealer_bj) for h in box.hands])
-        players = []
-        lone = len(hands) == 1 and len(box.stakes) == 1  # the common case: one hand, one player
-        for player in box.stakes:
-            insured = box.insurance.get(player, ZERO)
-            if lone:
-                net, staked = hands[0].payout, hands[0].stake
-            else:
+        box_hands = box.hands
+        stakes = box.stakes
+        insurance = box.insurance
+        if len(box_hands) == 1:
+            h = _hand_outcome(p, box_hands[0], dealer_total, dealer_bj)
+            hands: tuple[HandOutcome, ...] = (h,)
+        else:
+            hands = tuple([_hand_outcome(p, hand, dealer_total, dealer_bj) for hand in box_hands])
+        if len(hands) == 1 and len(stakes) == 1 and not insurance:
+            # One hand, one player, no insurance: the common case, without the loops.
+            for player in stakes:
+                net = h.payout
+                players: tuple[PlayerOutcome, ...] = (
+                    _tuple(PlayerOutcome, (player, h.stake, ZERO, net)),
+                )
+                house -= net
+        else:
+            found = []
+            for player in stakes:
+                insured = insurance.get(player, ZERO)
                 net = staked = ZERO
-                for h, hand in zip(hands, box.hands, strict=True):
+                for h, hand in zip(hands, box_hands, strict=True):
                     share = hand.stakes.get(player)
                     if share is not None:
                         net += h.nets[player]
                         staked += share
-            if insured:
-                net += insured * p.insurance_pays if dealer_bj else -insured
-            players.append(_tuple(PlayerOutcome, (player, staked, insured, net)))
-            house -= net
-        if p.push_stays:
-            for h, hand in zip(hands, box.hands, strict=True):
+                if insured:
+                    net += insured * p.insurance_pays if dealer_bj else -insured
+                found.append(_tuple(PlayerOutcome, (player, staked, insured, net)))
+                house -= net
+            players = tuple(found)
+        if push_stays:
+            for h, hand in zip(hands, box_hands, strict=True):
                 if h.result == "push":
                     for player, share in hand.stakes.items():
                         key = (box.number, player)
                         carried[key] = carried.get(key, ZERO) + share
-        box_outcomes.append(_tuple(BoxOutcome, (box.number, hands, tuple(players))))
+        box_outcomes.append(_tuple(BoxOutcome, (box.number, hands, players)))
     return _tuple(
         Outcome,
         (

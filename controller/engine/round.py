@@ -27,6 +27,7 @@ from .cards import VALUE, card_name
 from .errors import IllegalAction, OutOfTurn
 from .hand import Box, Hand
 from .money import ZERO
+from .ops import CardDealt, CardRevealed, DealerDone, DealerTurn, Stood, TurnStarted
 from .outcome import Outcome, settle, void_outcome
 from .profile import RuleProfile
 
@@ -120,14 +121,20 @@ class Round:
     ):
         self.p = profile
         self.number = number
-        self.boxes = [Box(n, s) for n, s in stakes]
+        if len(stakes) == 1:  # one box: no comprehension (a function call of its own)
+            number0, stakes0 = stakes[0]
+            self.boxes = [Box(number0, stakes0)]
+        else:
+            self.boxes = [Box(n, s) for n, s in stakes]
         self.phase = DEAL
         self.over = False  # settled or voided (kept as a field: it is read on every event)
         self.dealer: list[str] = []
         self.dealer_hard = 0
         self.dealer_aces = False
         self.dealer_total = 0  # best total, kept up to date by _dealer_add
-        self.plan = _plan(len(self.boxes), profile.hole_card)
+        self.plan = _PLANS.get((len(stakes), profile.hole_card)) or _plan(
+            len(stakes), profile.hole_card
+        )
         self.plan_end = len(self.plan)
         self.step = 0
         self.turn = 0  # index of the box in play
@@ -251,7 +258,6 @@ class Round:
         raise OutOfTurn(f"round {self.number} is {phase.value}: no card is expected")
 
     def card(self, card: str) -> Ops:
-        out: Ops = []
         phase = self.phase
         if phase is DEAL:
             # The initial deal, inlined: it is most of the cards of a round.
@@ -262,14 +268,15 @@ class Round:
             if target >= 0:
                 box = self.boxes[target]
                 hand = box.hands[0]
-                closed = self.p.player_closed_card and len(hand.cards) == 1
+                cards = hand.cards
+                closed = self.p.player_closed_card and len(cards) == 1
                 # hand.add(card, closed), inlined
-                hand.cards.append(card)
+                cards.append(card)
                 hand.face_down.append(closed)
                 hand.hard += value
                 if value == 1:
                     hand.aces = True
-                out.append(_new(ops.CardDealt, (self.number, box.number, 1, card, closed)))
+                record = _new(CardDealt, (self.number, box.number, 1, card, closed))
             else:
                 # self._dealer_add(card), inlined
                 self.dealer.append(card)
@@ -277,31 +284,55 @@ class Round:
                 if value == 1:
                     self.dealer_aces = True
                 self.dealer_total = hard + 10 if self.dealer_aces and hard <= 11 else hard
-                out.append(_new(ops.CardDealt, (self.number, ops.DEALER, 0, card, target == HOLE)))
-            if step == self.plan_end:
-                self._after_deal(out)
+                record = _new(CardDealt, (self.number, ops.DEALER, 0, card, target == HOLE))
+            if step < self.plan_end:
+                self.log.append(record)
+                return [record]
+            out: Ops = [record]
+            self._after_deal(out)
         elif phase is PLAYERS:
             box = self.boxes[self.turn]
             hand = box.hands[self.hand_i]
             if self.offer_box >= 0 or hand.split_aces:
                 self.verify_card(card)  # raises when the hand may not take it
+            p = self.p
             undo = None
-            if self.p.misdeal_offer and self.offer is None:
+            if p.misdeal_offer and self.offer is None:
                 # Only a card that changed nothing but its hand's turn can be taken back.
-                undo = _Undo(self.turn, self.hand_i, self.entered, phase)
+                undo = _new(_Undo, (self.turn, self.hand_i, self.entered, phase))
             # 001: the American double's card is dealt face down until the dealer finishes.
-            down = hand.doubled and self.p.double_face_down
-            hand.add(card, down)
-            out.append(_new(ops.CardDealt, (self.number, box.number, hand.number, card, down)))
-            self._after_card(box, hand, out)
+            down = hand.doubled and p.double_face_down
+            # hand.add(card, down), inlined
+            hand.cards.append(card)
+            hand.face_down.append(down)
+            hard = hand.hard = hand.hard + VALUE[card]
+            if card[0] == "A":
+                hand.aces = True
+            out = [_new(CardDealt, (self.number, box.number, hand.number, card, down))]
+            # Most hits leave the hand in play: then there is nothing more to see.
+            if (
+                hard > 21
+                or hand.doubled
+                or hand.split_aces
+                or hard == 21
+                or (hard == 11 and hand.aces)
+            ):
+                self._after_card(box, hand, out)
             self.undo = None if self.over else undo
         elif phase is DEALER:
-            self._dealer_add(card)
-            out.append(_new(ops.CardDealt, (self.number, ops.DEALER, 0, card, False)))
-            if not self._dealer_needs_card():
+            # self._dealer_add(card), inlined
+            self.dealer.append(card)
+            hard = self.dealer_hard = self.dealer_hard + VALUE[card]
+            if card[0] == "A":
+                self.dealer_aces = True
+            total = self.dealer_total = hard + 10 if self.dealer_aces and hard <= 11 else hard
+            out = [_new(CardDealt, (self.number, ops.DEALER, 0, card, False))]
+            # Under 17 against a live hand the dealer draws on: the common case, decided here.
+            if not (total < 17 and self.live) and not self._dealer_needs_card():
                 self._finish(out)
         else:
             self.verify_card(card)  # raises: no card is expected now
+            raise AssertionError(f"round {self.number} took a card in {phase.value}")
         self.log.extend(out)
         return out
 
@@ -324,7 +355,7 @@ class Round:
                 self._blackjack(box, hand, out)
         if self.dealer[0][0] == "A" and self.p.insurance:
             self.phase = INSURANCE
-            out.append(ops.InsuranceOffered(self.number))
+            out.append(_new(ops.InsuranceOffered, (self.number,)))
             return
         self._after_insurance(out)
 
@@ -332,13 +363,13 @@ class Round:
         hand.done = True
         when = self.p.blackjack_paid_at_once
         hand.paid = when == "always" or (when == "unless_dealer_ace" and self.dealer[0][0] != "A")
-        out.append(ops.HandBlackjack(self.number, box.number, hand.number, hand.paid))
+        out.append(_new(ops.HandBlackjack, (self.number, box.number, hand.number, hand.paid)))
 
     def _after_insurance(self, out: Ops) -> None:
         up = self.dealer[0]
         if self.p.peek and (up[0] == "A" or VALUE[up] == 10):
             blackjack = self.dealer_total == 21
-            out.append(ops.DealerPeeked(self.number, blackjack))
+            out.append(_new(ops.DealerPeeked, (self.number, blackjack)))
             self.insurance_done = True
             if blackjack:
                 self._finish(out)
@@ -350,22 +381,28 @@ class Round:
     def _advance(self, out: Ops) -> None:
         """Move the turn to the next hand that needs the box holder, or to the dealer."""
         boxes = self.boxes
-        while self.turn < len(boxes):
-            box = boxes[self.turn]
+        turn, hand_i = self.turn, self.hand_i
+        # Only closed cards or a mistaken card on offer make the start of a turn special.
+        special = self.offer is not None or self.p.player_closed_card
+        while turn < len(boxes):
+            box = boxes[turn]
             hands = box.hands
-            if self.entered < self.turn:
-                self.entered = self.turn
-                # Only closed cards or a mistaken card on offer make the start of a turn special.
-                if (self.offer is not None or self.p.player_closed_card) and self._enter(box, out):
-                    return
-            while self.hand_i < len(hands):
-                hand = hands[self.hand_i]
+            if self.entered < turn:
+                self.entered = turn
+                if special:
+                    self.turn, self.hand_i = turn, hand_i
+                    if self._enter(box, out):
+                        return
+            while hand_i < len(hands):
+                hand = hands[hand_i]
                 if not hand.done:
-                    out.append(_new(ops.TurnStarted, (self.number, box.number, hand.number)))
+                    self.turn, self.hand_i = turn, hand_i
+                    out.append(_new(TurnStarted, (self.number, box.number, hand.number)))
                     return
-                self.hand_i += 1
-            self.turn += 1
-            self.hand_i = 0
+                hand_i += 1
+            turn += 1
+            hand_i = 0
+        self.turn, self.hand_i = turn, hand_i
         self._dealer_turn(out)
 
     def _enter(self, box: Box, out: Ops) -> bool:
@@ -401,14 +438,16 @@ class Round:
             reason = "double"
         if hand.hard > 21 and not (hand.doubled and self.p.double_face_down):
             hand.done = True
-            out.append(ops.HandBust(self.number, box.number, hand.number, hand.hard))
+            out.append(_new(ops.HandBust, (self.number, box.number, hand.number, hand.hard)))
         elif reason:
             hand.done = True
             total = 0 if hand.hidden else hand.total  # a face-down double shows no total
-            out.append(ops.HandComplete(self.number, box.number, hand.number, total, reason))
+            out.append(
+                _new(ops.HandComplete, (self.number, box.number, hand.number, total, reason))
+            )
         elif hand.total == 21:
             hand.done = True
-            out.append(ops.HandComplete(self.number, box.number, hand.number, 21, "21"))
+            out.append(_new(ops.HandComplete, (self.number, box.number, hand.number, 21, "21")))
         if hand.done:
             self._advance(out)
 
@@ -418,7 +457,8 @@ class Round:
             raise OutOfTurn(
                 f"box {box_number} cannot {what} now: the round is in {self.phase.value}"
             )
-        box, hand = self.current()
+        box = self.boxes[self.turn]
+        hand = box.hands[self.hand_i]
         if box.number != box_number:
             raise OutOfTurn(f"box {box_number} cannot {what}: it is box {box.number}'s turn")
         if self.offer_box >= 0:
@@ -448,17 +488,22 @@ class Round:
 
     def verify_stand(self, box_number: int) -> tuple[Box, Hand]:
         box, hand = self._in_turn(box_number, "stand")
-        reason = self._stand_refusal(box, hand)
-        if reason:
-            raise IllegalAction(f"box {box_number} cannot stand: {reason}")
+        if self.p.forced_draw_to:  # the only rule that refuses a stand
+            reason = self._stand_refusal(box, hand)
+            if reason:
+                raise IllegalAction(f"box {box_number} cannot stand: {reason}")
         return box, hand
 
     def stand(self, box_number: int) -> Ops:
         box, hand = self.verify_stand(box_number)
         hand.done = True
-        out: Ops = [_new(ops.Stood, (self.number, box.number, hand.number, hand.total))]
+        hard = hand.hard
+        total = hard + 10 if hand.aces and hard <= 11 else hard
+        out: Ops = [_new(Stood, (self.number, box.number, hand.number, total))]
         self._advance(out)
-        return self._done(out)
+        self.undo = None  # self._done(out), inlined
+        self.log.extend(out)
+        return out
 
     # double
     def _double_refusal(self, box: Box, hand: Hand) -> str | None:
@@ -489,7 +534,7 @@ class Round:
             hand.stakes[player] += hand.stakes[player]
         hand.doubled = True
         box.doubled_or_split = True
-        return self._done([ops.Doubled(self.number, box.number, hand.number, hand.stake)])
+        return self._done([_new(ops.Doubled, (self.number, box.number, hand.number, hand.stake))])
 
     # split
     def _split_refusal(self, box: Box, hand: Hand) -> str | None:
@@ -529,7 +574,9 @@ class Round:
             hand.split_aces = new.split_aces = True
         box.hands.insert(self.hand_i + 1, new)
         box.doubled_or_split = True
-        return self._done([ops.Split(self.number, box.number, hand.number, new.number, moved)])
+        return self._done(
+            [_new(ops.Split, (self.number, box.number, hand.number, new.number, moved))]
+        )
 
     # surrender
     def _surrender_refusal(self, box: Box, hand: Hand) -> str | None:
@@ -616,7 +663,7 @@ class Round:
 
     def close_insurance(self) -> Ops:
         self.verify_close_insurance()
-        out: Ops = [ops.InsuranceClosed(self.number)]
+        out: Ops = [_new(ops.InsuranceClosed, (self.number,))]
         self._after_insurance(out)
         return self._done(out)
 
@@ -688,18 +735,26 @@ class Round:
     # ------------------------------------------------------------- the dealer
     def _dealer_turn(self, out: Ops) -> None:
         self.phase = DEALER
-        out.append(_new(ops.DealerTurn, (self.number,)))
-        if self.p.hole_card:
-            self._show_hole(out)
+        number = self.number
+        out.append(_new(DealerTurn, (number,)))
+        if self.p.hole_card and not self.hole_shown:  # self._show_hole(out), inlined
+            self.hole_shown = True
+            out.append(_new(CardRevealed, (number, ops.DEALER, 0, 1, self.dealer[1])))
         # The hands are final now: see once what the dealer has to play against.
         live = waiting = False
+        insurance_done = self.insurance_done
         for box in self.boxes:
-            if box.insurance and not self.insurance_done:
+            if box.insurance and not insurance_done:
                 waiting = True
             for hand in box.hands:
-                if hand.paid or hand.surrendered or (hand.hard > 21 and not hand.hidden):
+                if hand.paid or hand.surrendered:
                     continue
-                if hand.hard == 11 and hand.aces and hand.blackjack:
+                hard = hand.hard
+                if hard > 21:
+                    if not hand.hidden:
+                        continue  # a bust shown: lost whatever the dealer does
+                    live = True
+                elif hard == 11 and hand.aces and hand.blackjack:
                     waiting = True
                 else:
                     live = True
@@ -709,11 +764,13 @@ class Round:
             if self._dealer_needs_card():
                 # 003: a mistaken card nobody takes is the dealer's (second) card.
                 self._dealer_add(card)
-                out.append(ops.CardTaken(self.number, ops.DEALER, 0, card))
+                out.append(ops.CardTaken(number, ops.DEALER, 0, card))
             else:
                 self.discards = [*self.discards, card]
-                out.append(ops.CardDiscarded(self.number, card))
-        if not self._dealer_needs_card():
+                out.append(ops.CardDiscarded(number, card))
+        # Two cards under 17 against a live hand: the dealer draws (no call needed to see it).
+        drawing = live and self.dealer_total < 17 and len(self.dealer) > 1
+        if not drawing and not self._dealer_needs_card():
             self._finish(out)
 
     def _dealer_needs_card(self) -> bool:
@@ -743,16 +800,18 @@ class Round:
 
     def _finish(self, out: Ops) -> None:
         """Turn every hidden card over, then settle."""
-        self._show_all(out)
+        p = self.p
+        if p.player_closed_card or p.double_face_down or (p.hole_card and not self.hole_shown):
+            self._show_all(out)
+        number = self.number
+        dealer = self.dealer
         total = self.dealer_total
-        out.append(
-            ops.DealerDone(self.number, total, len(self.dealer) == 2 and total == 21, total > 21)
-        )
+        out.append(_new(DealerDone, (number, total, len(dealer) == 2 and total == 21, total > 21)))
         self.phase = SETTLED
         self.over = True
         self.undo = None
-        self.outcome = settle(self.p, self.number, self.boxes, self.dealer, self.dealer_total)
-        out.append(_new(ops.RoundSettled, (self.number, self.outcome)))
+        self.outcome = outcome = settle(p, number, self.boxes, dealer, total)
+        out.append(_new(ops.RoundSettled, (number, outcome)))
 
     def _show_all(self, out: Ops) -> None:
         """The round is over: the hole card and every face-down card turn over."""

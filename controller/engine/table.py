@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from typing import NoReturn
 
 from . import events as ev
 from . import ops
@@ -157,7 +158,8 @@ class Table:
         self.bets.setdefault(box, {})[player] = amount
         return [_new(ops.BetPlaced, (box, player, amount))]
 
-    def verify_close_bets(self) -> list[int]:
+    def verify_close_bets(self) -> list[tuple[int, dict[str, Decimal]]]:
+        """The boxes the deal would go to, in order, each with its stakes."""
         r = self.round
         if r is not None and not r.over:
             self._betting("close bets")  # raises
@@ -168,7 +170,17 @@ class Table:
                 f"{p.name} burns {p.burn} after the cut"
             )
         bets = self.bets
-        occupied = [b for b in (sorted(bets) if len(bets) > 1 else bets) if _HOLDER[b] in bets[b]]
+        occupied = []
+        over = None
+        for b in sorted(bets) if len(bets) > 1 else bets:
+            stakes = bets[b]
+            stake = stakes.get(_HOLDER[b])
+            if stake is None:
+                continue  # only bets behind: no box holder, no hand
+            occupied.append((b, stakes))
+            total = sum(stakes.values(), ZERO) if len(stakes) > 1 else stake
+            if over is None and total > self.table_max:  # a carried push can outgrow a limit
+                over = (b, total)
         need = p.min_boxes or 1
         if len(occupied) < need:
             raise BetRefused(
@@ -177,24 +189,24 @@ class Table:
                 if need > 1
                 else "no box has a stake"
             )
-        for b in occupied:
-            stakes = bets[b]
-            total = sum(stakes.values(), ZERO) if len(stakes) > 1 else stakes[_HOLDER[b]]
-            if total > self.table_max:  # a carried push can outgrow a lowered limit
-                raise BetRefused(
-                    f"box {b} holds {fmt(total)}, over the table maximum of {fmt(self.table_max)}"
-                )
+        if over is not None:
+            raise BetRefused(
+                f"box {over[0]} holds {fmt(over[1])}, "
+                f"over the table maximum of {fmt(self.table_max)}"
+            )
         return occupied
 
     def close_bets(self) -> Ops:
         occupied = self.verify_close_bets()
-        self.rounds += 1
+        self.rounds = number = self.rounds + 1
         # The stake dicts move into the round: the layout starts empty again.
-        self.round = Round(self.p, self.rounds, [(b, self.bets[b]) for b in occupied])
+        self.round = r = Round(self.p, number, occupied)
         self.bets = {}
-        out: Ops = [_new(ops.BetsClosed, (self.rounds, tuple(occupied)))]
-        self.round.log.extend(out)
-        return out
+        # One box: no comprehension (it is a function call of its own).
+        numbers = (occupied[0][0],) if len(occupied) == 1 else tuple([b for b, _ in occupied])
+        record = _new(ops.BetsClosed, (number, numbers))
+        r.log.append(record)
+        return [record]
 
     # ----------------------------------------------------------------- cards
     def verify_card(self, card: str) -> None:
@@ -209,21 +221,26 @@ class Table:
     def card(self, card: str) -> Ops:
         r = self.round
         if r is None or r.over:
-            self.verify_card(card)  # raises: no round in play
-        assert r is not None
+            self._no_card(card)
         shoe = self.shoe
-        seen = shoe.seen.get(card, 0)
-        if seen >= shoe.decks:
+        seen = shoe.seen
+        n = seen.get(card, 0)
+        if n >= shoe.decks:
             shoe.verify(card)  # raises: the shoe cannot hold it
         out = r.card(card)  # verifies its own part before it changes anything
-        shoe.seen[card] = seen + 1
-        shoe.out += 1
-        if shoe.cut_at is not None and not shoe.cut_reached and shoe.out >= shoe.cut_at:
+        seen[card] = n + 1
+        shoe.out = dealt = shoe.out + 1
+        # One card at a time: the count passes the cut card's place exactly once.
+        if dealt == shoe.cut_at:
             shoe.cut_reached = True
-            out = [ops.CutCardReached(shoe.out), *out]
+            out = [ops.CutCardReached(dealt), *out]
         if r.over:
             self._after_round(r)
         return out
+
+    def _no_card(self, card: str) -> NoReturn:
+        self.verify_card(card)
+        raise AssertionError("verify_card accepted a card with no round in play")
 
     # -------------------------------------------------------------- decisions
     def verify_action(self, box: int, action: str) -> None:

@@ -15,7 +15,7 @@ import json
 import random
 from collections import Counter
 from decimal import Decimal
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,6 +29,20 @@ from controller.replay import replay
 from .helpers import snapshot
 
 PROFILES = list(rules.SHIPPED)
+
+
+_SIMPLE = (int, str, bool, Decimal)
+
+
+def check_record(op: Any) -> None:
+    """The engine builds its records with tuple.__new__ on its hot paths (no
+    NamedTuple arity check): every record must still have all its fields, typed."""
+    fields = type(op)._fields
+    assert len(op) == len(fields), f"{type(op).__name__} has {len(op)} values: {tuple(op)}"
+    for name, kind in get_type_hints(type(op)).items():
+        if kind in _SIMPLE:
+            value = getattr(op, name)
+            assert isinstance(value, kind), f"{type(op).__name__}.{name} = {value!r}"
 
 
 class Player:
@@ -48,6 +62,7 @@ class Player:
 
     def send(self, event: dict[str, Any]) -> None:
         for op in self.t.apply(parse_event(event)):
+            check_record(op)
             if isinstance(op, RoundSettled | RoundVoided):
                 self.outputs.append(outcome_json(op.outcome))
         self.script.append(event)
