@@ -47,8 +47,9 @@ def ink_maps(patch: Image) -> Maps:
     # paper next to it, and that strip would then be read as a bar of solid
     # ink, or not, as the corner moves by a pixel. The patch is first
     # extended with its own edge pixels, so a dark strip at the edge stays
-    # dark (no paper: no ink).
-    pad = _PAPER_K
+    # dark (no paper: no ink). Half the window and one pixel is enough: the
+    # closing at a pixel sees no further, and further out the copies repeat.
+    pad = _PAPER_K // 2 + 1
     out = []
     for ch in (1, 2):
         g = np.ascontiguousarray(patch[:, :, ch])
