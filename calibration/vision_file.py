@@ -1,11 +1,11 @@
-"""The vision calibration file (`.npz`), format version 2.
+"""The vision calibration file (`.npz`), format version 3.
 
 One NumPy archive, no pickled objects (loaded with allow_pickle=False):
 
 | key            | type                  | content                                        |
 |----------------|-----------------------|------------------------------------------------|
 | `format`       | str                   | always `croupier-vision-calibration`           |
-| `version`      | int                   | format version; this code reads version 2 only |
+| `version`      | int                   | format version; this code reads version 3 only |
 | `meta`         | str (JSON)            | see below                                      |
 | `rank_vectors` | float32 (n, d_rank)   | rank glyph features (drivers.camera.features)  |
 | `rank_labels`  | str (n,)              | rank code of each row: A 2..9 T J Q K          |
@@ -18,6 +18,11 @@ One NumPy archive, no pickled objects (loaded with allow_pickle=False):
 
 The glyph templates (rank_/suit_ rows) are what the calibration checks read
 the deck with; the corner templates and discriminants are the reader.
+
+Version 3 has the layout of version 2; its reader was trained on ink maps
+whose paper level keeps a dark strip at a patch's edge dark
+(drivers.camera.match.ink_maps). A version 2 reader, trained on maps where
+that strip was read as ink, is refused: calibrate again.
 
 `meta` holds: `kind` ("deck" or "camera"), `deck` (a name), `created` (UTC,
 ISO 8601), `feature_dims` ([d_rank, d_suit], checked against the running
@@ -47,7 +52,7 @@ from drivers.camera.model import RANKS, SUITS, GlyphModel, TemplateSet, Threshol
 from drivers.camera.shoe import ShoeGeometry
 
 FORMAT = "croupier-vision-calibration"
-VERSION = 2
+VERSION = 3
 PARTS = ("whole", "rank", "suit")
 
 

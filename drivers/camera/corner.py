@@ -65,15 +65,16 @@ def corner_patch(image: Image, pose: CornerPose, width: int = CORNER_W,
 
 
 def patch_inside(shape: tuple[int, ...], pose: CornerPose, width: int = CORNER_W,
-                 height: int = CORNER_H, margin: int = 0) -> bool:
+                 height: int = CORNER_H, margin: int = 0, top: float | None = None) -> bool:
     """The corner region (and `margin` around it) lies inside an image of
     this shape: a corner cut by the frame's edge is not read. The patch's
     own margin may run off the frame (a card whose top edge is just inside
     it): `corner_patch` fills it with black, no paper and so no ink, as the
-    dark ramp around the card."""
+    dark ramp around the card. `top`: the canonical row from which the
+    region must be inside (default: `-margin`, its top with the margin)."""
     h, w = shape[0], shape[1]
     for cx in (-margin, width + margin):
-        for cy in (-margin, height + margin):
+        for cy in (-margin if top is None else top, height + margin):
             x, y = pose.to_image(cx, cy)
             if not (0.0 <= x <= w - 1 and 0.0 <= y <= h - 1):
                 return False

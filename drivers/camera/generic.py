@@ -154,8 +154,14 @@ def index_parts(patch: Image) -> IndexParts | None:
         if inside or (same_line and gap <= 0.35 * h and rb.union(b).w <= 1.5 * h):
             group.append(j)
             rb = rb.union(b)
-    # The suit: the glyph right under the rank, centred under it.
+    # The suit: the glyph right under the rank, centred under it. The
+    # highest such glyph whose centre lies within the rank's columns; only
+    # when there is none, the highest one near them. (The left rim of a big
+    # pip beside the index, the only ink a large pip leaves in the ink map,
+    # can start higher than the suit: it was taken for the suit, a diamond
+    # for a heart.)
     best: int | None = None
+    best_key = (2, 0)
     for j in range(1, n):
         if j in group or area[j] < 10:
             continue
@@ -167,8 +173,9 @@ def index_parts(patch: Image) -> IndexParts | None:
             continue
         if not (0.22 * h <= b.h <= 1.1 * h and 0.2 * h <= b.w <= 1.4 * h):
             continue
-        if best is None or b.y < boxes[best].y:
-            best = j
+        key = (0 if rb.x <= b.cx <= rb.x2 else 1, b.y)
+        if key < best_key:
+            best, best_key = j, key
     if best is None:
         return None
     sb = boxes[best]

@@ -41,12 +41,21 @@ def ink_maps(patch: Image) -> Maps:
     if patch.ndim == 2:
         patch = cv2.cvtColor(patch, cv2.COLOR_GRAY2BGR)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (_PAPER_K, _PAPER_K))
+    # The paper level is a closing. Done on the patch alone, it would fill a
+    # dark strip narrower than half its window along the patch's edge (the
+    # ramp above the card's top edge, the black outside the frame) with the
+    # paper next to it, and that strip would then be read as a bar of solid
+    # ink, or not, as the corner moves by a pixel. The patch is first
+    # extended with its own edge pixels, so a dark strip at the edge stays
+    # dark (no paper: no ink). Half the window and one pixel is enough: the
+    # closing at a pixel sees no further, and further out the copies repeat.
+    pad = _PAPER_K // 2 + 1
     out = []
     for ch in (1, 2):
         g = np.ascontiguousarray(patch[:, :, ch])
-        paper = np.asarray(
-            cv2.blur(cv2.morphologyEx(g, cv2.MORPH_CLOSE, kernel).astype(np.float32), (5, 5)),
-            np.float32)
+        wide = cv2.copyMakeBorder(g, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        closed = cv2.morphologyEx(wide, cv2.MORPH_CLOSE, kernel)[pad:-pad, pad:-pad]
+        paper = np.asarray(cv2.blur(closed.astype(np.float32), (5, 5)), np.float32)
         ink = np.clip((paper - g.astype(np.float32)) / np.maximum(paper, 20.0), 0.0, 1.0)
         ink[paper < 60.0] = 0.0  # the ramp around the card holds no print
         out.append(ink)

@@ -349,14 +349,27 @@ def _explains(pose: CornerPose, x: float, y: float, scale: float) -> bool:
     return -6.0 <= dx <= 60.0 and -6.0 <= dy <= 90.0
 
 
+# A corner placed from index ink may lie this far (canonical pixels) above
+# the frame's top edge: the card's top edge and the paper over the index are
+# then out of view, but the index is not (see in_view).
+INK_TOP_SLACK = 4.0
+
+
 def in_view(shape: tuple[int, ...], pose: CornerPose) -> bool:
     """The corner can be read in this band. A corner placed from the card's
     edges has its top edge in view, so its index is wholly in view even
     when the patch's margin runs off the frame. A corner placed from index
-    ink has no edge to prove it: the ink may be a glyph cut by the frame's
-    edge (an 8 whose upper loop is cut off reads as a 6, surely), so its
-    whole patch, margin included, must lie in the frame."""
-    return patch_inside(shape, pose, margin=0 if pose.source == "edges" else MARGIN)
+    ink has no edge to prove it, so its patch, margin included, must lie in
+    the frame at the sides and the bottom. At the top it may run off by
+    INK_TOP_SLACK: a card entering the view shows its index before its top
+    edge. The ink was found as a rank glyph clear of the frame's edge
+    (drivers.camera.glyphs.glyph_candidates), so a glyph cut by the edge
+    (the lower loop of an 8 alone looks like a 6) places no corner, and the
+    region above the frame is black in the patch: no paper, no ink
+    (drivers.camera.match.ink_maps)."""
+    if pose.source == "edges":
+        return patch_inside(shape, pose)
+    return patch_inside(shape, pose, margin=MARGIN, top=INK_TOP_SLACK)
 
 
 def read_band(band: Image, model: Model, geometry: ShoeGeometry,

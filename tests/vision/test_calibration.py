@@ -59,6 +59,11 @@ def test_unknown_format_version_is_refused(tmp_path: Path) -> None:
     _rewrite(path, version=1)  # the first format: glyph templates only
     with pytest.raises(CalibrationError, match=r"version 1 is not supported.*calibrate again"):
         load(path)
+    # The second: its reader was trained on ink maps that read a dark strip at
+    # the patch's edge as ink (drivers.camera.match.ink_maps).
+    _rewrite(path, version=2)
+    with pytest.raises(CalibrationError, match=r"version 2 is not supported.*calibrate again"):
+        load(path)
 
 
 def test_damaged_and_foreign_files_are_refused(tmp_path: Path) -> None:
