@@ -64,6 +64,11 @@ RANK_LEFT_MAX = 26  # and this near its left edge
 # indices are larger: 27-45 px ranks, 14-25 px suits on the decks tested).
 MIN_RANK_H = 16
 MIN_SUIT_H = 10
+# Ink is what is darker than INK_LEVEL times the strongest ink in the corner
+# (99.5th percentile), and than INK_FLOOR; the rank is then cut again at
+# INK_LEVEL times its own strongest ink (index_parts).
+INK_LEVEL = 0.42
+INK_FLOOR = 0.12
 
 
 # A 5 has a vertical stroke at its upper left, from the top bar down to the
@@ -73,6 +78,12 @@ MIN_SUIT_H = 10
 # 5s of the three test decks, 0.20-0.25 on the 3s read as 5. A 5 without it
 # is refused (the dealer keys it in), never turned into another card.
 FIVE_STEM_MIN = 0.35
+
+# A rank whose ink, followed down to RANK_SPILL_LEVEL of the level it was
+# cut at, runs further than RANK_SPILL_MAX of its height beside its box was
+# cut in parts, and is refused (rank_spill).
+RANK_SPILL_LEVEL = 0.5
+RANK_SPILL_MAX = 0.1
 
 
 def five_stem(rank_ink: FloatMap) -> float:
@@ -94,6 +105,7 @@ class IndexParts:
     rank_parts: int  # components of the rank line (a ten has two)
     rank_red: float  # mean (R - max(G, B)) / 255 over the glyph's ink; NaN: grey image
     suit_red: float
+    rank_spill: float = 0.0  # see rank_spill()
 
 
 def ink_map(patch: Image) -> FloatMap:
@@ -118,6 +130,26 @@ def _boxes(stats: npt.NDArray[np.int32]) -> list[Box]:
     return [Box(int(s[0]), int(s[1]), int(s[2]), int(s[3])) for s in stats]
 
 
+def _components(ink: FloatMap, level: float
+                ) -> tuple[int, npt.NDArray[np.int32], npt.NDArray[np.int32], list[Box]]:
+    """Connected components (8-connected) of the ink stronger than `level`:
+    count, labels, stats, boxes."""
+    mask = (ink > level).astype(np.uint8)
+    n, labels, raw_stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    stats = np.asarray(raw_stats, np.int32)
+    return int(n), np.asarray(labels, np.int32), stats, _boxes(stats)
+
+
+def _rank_seeds(n: int, stats: npt.NDArray[np.int32], boxes: list[Box]) -> list[int]:
+    """Components that may be the rank (or the first part of a ten): rank
+    sized, near the card's corner."""
+    o = MARGIN
+    return [i for i in range(1, n)
+            if RANK_H[0] <= boxes[i].h <= RANK_H[1] and boxes[i].w <= 0.9 * RANK_H[1]
+            and boxes[i].y - o <= RANK_TOP_MAX and boxes[i].x - o <= RANK_LEFT_MAX
+            and stats[i, 4] >= 18]
+
+
 def index_parts(patch: Image) -> IndexParts | None:
     """The index (rank over suit) nearest the card's corner in a corner
     patch, or None when there is nothing like one."""
@@ -126,20 +158,26 @@ def index_parts(patch: Image) -> IndexParts | None:
     top = float(np.percentile(inner, 99.5))
     if top < 0.15:
         return None
-    mask = (ink > max(0.12, 0.42 * top)).astype(np.uint8)
-    n, labels, raw_stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    stats = np.asarray(raw_stats, np.int32)
-    boxes = _boxes(stats)
-    area = stats[:, 4]
-    o = MARGIN
-    # The rank: the first glyph in reading order within the index column.
-    seeds = [i for i in range(1, n)
-             if RANK_H[0] <= boxes[i].h <= RANK_H[1] and boxes[i].w <= 0.9 * RANK_H[1]
-             and boxes[i].y - o <= RANK_TOP_MAX and boxes[i].x - o <= RANK_LEFT_MAX
-             and area[i] >= 18]
+    level = max(INK_FLOOR, INK_LEVEL * top)
+    n, labels, stats, boxes = _components(ink, level)
+    seeds = _rank_seeds(n, stats, boxes)
     if not seeds:
         return None
     seed = min(seeds, key=lambda i: boxes[i].y + 0.5 * boxes[i].x)
+    # The rank cut at its own ink level: a faint rank beside a saturated suit
+    # or pip (the level above is set by the strongest ink in the corner)
+    # keeps only its strongest strokes, and a part of a glyph can pass for
+    # another glyph (the top bar, diagonal and right of the bowl of a faint
+    # flat-topped 3 read as a 5). Cut again at its level, the glyph must
+    # still be one rank-sized component, else the corner is refused.
+    own = max(INK_FLOOR, INK_LEVEL * float(ink[labels == seed].max()))
+    if own < level:
+        at = np.argwhere(labels == seed)[0]
+        n, labels, stats, boxes = _components(ink, own)
+        seed = int(labels[at[0], at[1]])
+        if seed not in _rank_seeds(n, stats, boxes):
+            return None
+    area = stats[:, 4]
     rb = boxes[seed]
     group = [seed]
     h = rb.h
@@ -185,11 +223,31 @@ def index_parts(patch: Image) -> IndexParts | None:
                      and boxes[j].x >= sb.x and boxes[j].x2 <= sb.x2
                      and boxes[j].y >= sb.y and boxes[j].y2 <= sb.y2]
     return IndexParts(
+        rank_spill=rank_spill(ink, labels, group, rb, own if own < level else level),
         rank_box=rb, suit_box=sb,
         rank_ink=_cut(ink, labels, group, rb), suit_ink=_cut(ink, labels, suit, sb),
         rank_parts=len([j for j in group if area[j] >= 0.15 * area[seed]]),
         rank_red=_redness(patch, labels, group), suit_red=_redness(patch, labels, suit),
     )
+
+
+def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box,
+               level: float) -> float:
+    """How far (share of the rank's height) the rank's ink runs beyond its
+    box to the left or right, in the rank's rows, when followed down to half
+    the level it was cut at: a glyph cut whole spreads by its blur alone; a
+    glyph whose thin strokes fell under the level was cut in parts, and the
+    part kept may be another glyph's shape (the diagonal and bowl of a 3
+    whose top bar is thin make a 5)."""
+    y0, y1 = box.y, box.y2
+    low = (ink[y0:y1] > RANK_SPILL_LEVEL * level).astype(np.uint8)
+    _, low_labels = cv2.connectedComponents(low, connectivity=8)
+    touched = np.unique(low_labels[np.isin(labels[y0:y1], ids)])
+    cols = np.flatnonzero(np.isin(low_labels, touched[touched > 0]).any(axis=0))
+    if cols.size == 0:
+        return 0.0
+    spill = max(box.x - int(cols[0]), int(cols[-1]) + 1 - box.x2, 0)
+    return spill / max(box.h, 1)
 
 
 def _cut(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box) -> FloatMap:
@@ -346,6 +404,8 @@ class GenericReader:
         if not v.sure(t) or v.colour is None:
             return CornerRead(None, 0.0, raw, llr, 1.0)
         if v.rank == "5" and five_stem(parts.rank_ink) < FIVE_STEM_MIN:
+            return CornerRead(None, 0.0, raw, llr, 1.0)
+        if parts.rank_spill > RANK_SPILL_MAX:
             return CornerRead(None, 0.0, raw, llr, 1.0)
         need_rank, need_suit = t.for_colour(v.colour)
         margin = min(v.rank_llr / need_rank, v.suit_llr / need_suit)

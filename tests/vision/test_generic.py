@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from drivers.camera import generic
+from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
 from drivers.camera.generic import MODEL_PATH, generic_model, load_model
 from drivers.camera.shoe import ShoeGeometry, read_still
 from drivers.camera.source import CardSource
@@ -149,3 +150,50 @@ def test_suit_is_the_glyph_under_the_rank_not_the_rim_of_a_pip_beside_it(code: s
     assert parts is not None
     assert parts.rank_box.x <= parts.suit_box.cx <= parts.rank_box.x2
     assert generic_model().read_corner(patch).card == code
+
+
+def test_a_faint_rank_is_cut_at_its_own_ink_level() -> None:
+    """Corner patch of a cardsjs 3D (kept from a benchmark frame): the 3 is
+    faint beside its saturated diamond. Cut at the level set by the diamond,
+    only its strongest strokes were left (the right of the top bar, the
+    diagonal, the right of the bowl), and they passed for a 5, 5-stroke check
+    included. Cut at its own level the 3 is whole; it is read as a 3 or
+    refused, never as another card."""
+    patch = cv2.imread(str(FRAMES / "cardsjs-3D-corner-faint-rank.png"))
+    assert patch is not None
+    ink = generic.ink_map(patch)
+    inner = ink[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W]
+    corner_level = generic.INK_LEVEL * float(np.percentile(inner, 99.5))
+    parts = generic.index_parts(patch)
+    assert parts is not None
+    rb = parts.rank_box
+    rank_ink = ink[rb.y : rb.y2, rb.x : rb.x2]
+    assert rank_ink.max() * generic.INK_LEVEL < 0.9 * corner_level  # a faint rank
+    # The whole 3: its top bar and the bowl's tail reach left of the
+    # diagonal (at the corner's level the glyph began at x = 23).
+    assert rb.x <= 18 and rb.w >= 17
+    assert generic.five_stem(parts.rank_ink) < generic.FIVE_STEM_MIN
+    assert generic_model().read_corner(patch).card in (None, "3D")
+
+
+def test_a_rank_cut_in_parts_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of a cardsjs 3S (kept from a benchmark frame): the 3's
+    thin top bar falls under the ink level though the glyph is at full
+    strength, the serif at its left is cut off, and what is left (the right
+    of the top bar, the diagonal, the bowl) was read as a 5. Followed down
+    to half the level, the rank's ink runs on well beyond its box: it was
+    cut in parts, and is refused."""
+    patch = cv2.imread(str(FRAMES / "cardsjs-3S-corner-thin-top-bar.png"))
+    assert patch is not None
+    parts = generic.index_parts(patch)
+    assert parts is not None
+    assert parts.rank_spill > generic.RANK_SPILL_MAX
+    model = generic_model()
+    assert model.read_corner(patch).card in (None, "3S")
+    # Whole glyphs spread by their blur alone.
+    for name in ("cardsjs-3D-corner-faint-rank", "cardsjs-5D-corner-big-pip-rim",
+                 "cardsjs-6D-corner-big-pip-rim"):
+        whole = generic.index_parts(cv2.imread(str(FRAMES / f"{name}.png")))
+        assert whole is not None and whole.rank_spill <= 0.5 * generic.RANK_SPILL_MAX
+    monkeypatch.setattr(generic, "RANK_SPILL_MAX", 1e9)  # the check off
+    assert model.read_corner(patch).card == "5S"  # this patch needs it
