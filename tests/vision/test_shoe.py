@@ -6,6 +6,7 @@ tests/data/frames); nothing here is hard-coded."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -14,7 +15,7 @@ import pytest
 
 from drivers.camera.corner import MARGIN, CornerPose, corner_patch
 from drivers.camera.generic import generic_model
-from drivers.camera.glyphs import find_indices, to_gray
+from drivers.camera.glyphs import Box, find_indices, to_gray
 from drivers.camera.match import ink_maps
 from drivers.camera.shoe import CardRead, ShoeGeometry, band_poses, read_band, read_still
 from drivers.camera.source import CardSource
@@ -36,6 +37,17 @@ def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
     rng = np.random.default_rng(seed)
     codes = [ALL_CARDS[int(i)] for i in rng.integers(0, 52, n)]
     return [(c, cam.still(c)) for c in codes]
+
+
+def _cards_entering(name: str, seed: int) -> Iterator[tuple[str, np.ndarray, Box]]:
+    """Each card of the deck as a clean still of the shoe camera, with the box of
+    its top-left rank glyph (the tests below cut the frame above or across it)."""
+    cam = ShoeCamera(get_deck(name), seed=seed)
+    left, right = GEOMETRY.band
+    for code in ALL_CARDS:
+        frame = cam.still(code, clean=True)
+        found = find_indices(np.ascontiguousarray(frame[:, left:right]), GEOMETRY.rank_height)
+        yield code, frame, min(found, key=lambda i: i.rank_box.x).rank_box
 
 
 @pytest.mark.parametrize("name", ["npm-svg-cards", "npm-cardsjs", "house"])
@@ -218,13 +230,8 @@ def test_index_cut_by_the_top_of_the_frame_is_never_misread(name: str) -> None:
     looks like a 6). With no edge to place the corner, the index found by
     its ink must lie wholly in the frame to be read."""
     model = get_calibration(name).model()
-    cam = ShoeCamera(get_deck(name), seed=9)
-    left, right = GEOMETRY.band
     wrong = []
-    for code in ALL_CARDS:
-        frame = cam.still(code, clean=True)
-        found = find_indices(np.ascontiguousarray(frame[:, left:right]), GEOMETRY.rank_height)
-        r = min(found, key=lambda i: i.rank_box.x).rank_box
+    for code, frame, r in _cards_entering(name, seed=9):
         for cut in (0.3, 0.5, 0.7):
             top = r.y + int(cut * r.h)
             card, _ = read_still(np.ascontiguousarray(frame[top:]), model, GEOMETRY)
@@ -276,13 +283,8 @@ def test_a_card_whose_top_edge_is_just_out_of_view_is_read(name: str) -> None:
     does; the index is read (it was refused whenever the patch's margin ran
     off the frame), and never misread."""
     model = get_calibration(name).model()
-    cam = ShoeCamera(get_deck(name), seed=10)
-    left, right = GEOMETRY.band
     results = []
-    for code in ALL_CARDS:
-        frame = cam.still(code, clean=True)
-        found = find_indices(np.ascontiguousarray(frame[:, left:right]), GEOMETRY.rank_height)
-        r = min(found, key=lambda i: i.rank_box.x).rank_box
+    for code, frame, r in _cards_entering(name, seed=10):
         for clear in (10, 14):  # rows of paper between the frame's top and the rank
             card, _ = read_still(np.ascontiguousarray(frame[r.y - clear :]), model, GEOMETRY)
             results.append((code, clear, card))
