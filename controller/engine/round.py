@@ -132,9 +132,7 @@ class Round:
         self.dealer_hard = 0
         self.dealer_aces = False
         self.dealer_total = 0  # best total, kept up to date by _dealer_add
-        self.plan = _PLANS.get((len(stakes), profile.hole_card)) or _plan(
-            len(stakes), profile.hole_card
-        )
+        self.plan = _plan(len(stakes), profile.hole_card)
         self.plan_end = len(self.plan)
         self.step = 0
         self.turn = 0  # index of the box in play

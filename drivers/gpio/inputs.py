@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from drivers.gpio.backend import load
-from drivers.health import DeviceHealth, Health, device_log, safe_send
-from drivers.interfaces import DriverEvent, Sink
+from drivers.worker import DriverWorker
 
 BOUNCETIME_MS = 5  # only thins a storm of callbacks; the debouncing is ours
 POLL_S = 0.25
@@ -45,19 +44,16 @@ class InputSettings:
     backoff_max: float = 5.0
 
 
-class GpioInputs:
+class GpioInputs(DriverWorker):
     """Base of the GPIO drivers: pins -> debounced `changed(pin, active, t)` calls."""
 
     def __init__(
         self, name: str, pins: dict[int, str], s: InputSettings, outputs: tuple[int, ...] = ()
     ) -> None:
-        self.name = name
+        super().__init__(name, f"{name}@gpio")
         self.pins = pins  # BCM pin -> what it is (for messages)
         self.out_pins = outputs
         self.s = s
-        self.log = device_log(f"{name}@gpio")
-        self.health = Health(name, self.log)
-        self.sink: Sink | None = None
         self.gpio: ModuleType | None = None
         self.active: dict[int, bool] = {}  # the accepted state of each pin
         self.ready = threading.Event()
@@ -67,30 +63,10 @@ class GpioInputs:
         self._flapping: set[int] = set()
         self._timers: list[tuple[float, int, Callable[[float], None]]] = []
         self._order = itertools.count()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
-    # ------------------------------------------------------------ contract
-    def start(self, sink: Sink) -> None:
-        if self._thread is not None:
-            return
-        self.sink = sink
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name=f"drv-{self.name}", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._edges.put(-1)
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout=5)
-        self._release()
-        self.sink = None
-
-    def health_report(self) -> list[DeviceHealth]:
-        return self.health.snapshot()
+    def _wake(self) -> None:
+        self._edges.put(-1)  # the loop waits on the edge queue
 
     # ------------------------------------------------------ for subclasses
     def changed(self, pin: int, active: bool, t: float) -> None:
@@ -98,9 +74,6 @@ class GpioInputs:
 
     def on_ready(self) -> None:
         """The pins are set up (again): outputs start low."""
-
-    def send(self, event: DriverEvent) -> None:
-        safe_send(self.sink, event, self.log)
 
     def at(self, t: float, fn: Callable[[float], None]) -> None:
         """Run `fn(t)` in the worker thread at monotonic time `t` (only from that thread)."""

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 
 import serial
 
-from drivers.health import DeviceHealth, Health, device_log, safe_send
-from drivers.interfaces import DriverEvent, Sink
 from drivers.serial.lines import MAX_LINE, Framer, Line, Reject, decode
+from drivers.worker import DriverWorker
 
 
 @dataclass(frozen=True)
@@ -36,48 +35,21 @@ class LinkSettings:
     max_line: int = MAX_LINE
 
 
-class SerialDevice:
+class SerialDevice(DriverWorker):
     """The thread and the port; subclasses decode the lines."""
 
     tag = "??"
     version = 0
 
     def __init__(self, name: str, link: LinkSettings) -> None:
-        self.name = name
+        super().__init__(name, f"{name}@{link.port}")
         self.link = link
-        self.log = device_log(f"{name}@{link.port}")
-        self.health = Health(name, self.log)
-        self.sink: Sink | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self.connected = threading.Event()  # set while the port is open
         self.opens = 0  # successful opens, for tests and logs
         self.rejected = 0  # lines refused (garbage, checksum, oversized, unknown)
         self._bad_run = 0
 
-    # ------------------------------------------------------------- contract
-    def start(self, sink: Sink) -> None:
-        if self._thread is not None:
-            return
-        self.sink = sink
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name=f"drv-{self.name}", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout=5)
-        self.sink = None
-
-    def health_report(self) -> list[DeviceHealth]:
-        return self.health.snapshot()
-
     # ------------------------------------------------------ for subclasses
-    def send(self, event: DriverEvent) -> None:
-        safe_send(self.sink, event, self.log)
-
     def fault(self, key: str, detail: str, box: int | None = None) -> None:
         self.health.fault(self.sink, key, detail, box)
 
