@@ -2,12 +2,18 @@
 
 Drivers and the MQTT client only put records on `self.queue` (thread-safe,
 never blocking). The loop takes them in order; for each driver record it
-asks the `Intake` what it means, writes the resulting input event to the
-journal (committed), then applies it to the engine; the operations become
+journals the record (a batch of them shares one commit), and once the
+journal is synced asks the `Intake` what it means and applies the resulting
+input event to the engine; the operations become
 stream messages that are committed to the outbox before anything is
 published (`_flush`). Timers (the simulator's bots, the terminal view,
 pruning) run in the same loop, Klipper-reactor style: each returns the
 delay to its next run, or None to stop.
+
+The journal's syncs run on their own threads (controller.syncer): the loop
+journals the next batch while the last one's sync is in flight, and applies
+each batch only once a sync that began after its commit has returned. Timers
+wait until every journaled batch is applied (a bot acts on the table as it is).
 
 At start the journal is replayed through a fresh engine: the table is
 rebuilt exactly, the round in progress resumes, and any message the last
@@ -44,6 +50,7 @@ from controller.pit import PitDesk
 from controller.records import PitCommand, Record, decode, encode
 from controller.surveillance import Out, Settings, Surveillance
 from controller.surveillance.edges import edge_for
+from controller.syncer import Synced, Syncer, SyncFailed
 from controller.watchdog import Notifier, Watchdog
 from drivers.interfaces import BetSeen, CardRead, DriverEvent, DriverSet, PanelPress, SensorFault
 
@@ -58,6 +65,15 @@ STATE_EVERY = 0.05  # seconds between state snapshots while records keep coming
 
 class _Stop:
     pass
+
+
+class JournalSyncError(RuntimeError):
+    """The disk failed a sync of the journal: what was written since the last good
+    sync may be lost, so the table stops; the next start replays what the journal
+    kept (systemd restarts the service)."""
+
+
+Item = DriverEvent | LinkEvent | Synced | SyncFailed | _Stop
 
 
 @dataclass
@@ -100,7 +116,7 @@ class Service:
         self.table_id = config.table.id
         self.root = f"{wire.ROOT}/{self.table_id}"
         self.drivers = drivers
-        self.queue: queue.SimpleQueue[DriverEvent | LinkEvent | _Stop] = queue.SimpleQueue()
+        self.queue: queue.SimpleQueue[Item] = queue.SimpleQueue()
         self.session = wire.new_session()
         self.since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         self.store = Store(config.state.dir, config.state.fsync)
@@ -116,6 +132,11 @@ class Service:
         # is ever applied.
         self.halted: str | None = None
         self.held: list[Record] = []
+        # Journaled, waiting for their sync before they are applied: (first seq, records).
+        self.unsynced: deque[tuple[int, list[Record]]] = deque()
+        self.syncer: Syncer | None = None  # `run` starts it; without it a commit syncs itself
+        self.applied = 0  # the last journal seq applied (its messages are in `pending`)
+        self.sync_failed: OSError | None = None  # the disk failed a sync: take nothing more
         self._halted_at = 0.0
         self._retry_at = 0.0
         self.clock_watch = ClockWatch(self.store.last_at())
@@ -184,6 +205,7 @@ class Service:
             if seq > outboxed:
                 self.pending.extend((seq, m) for m in messages)
             count += 1
+        self.applied = self.store.last_seq
         self.desk.live = True
         self.view.seq = self.stream.seq
         self._live = True
@@ -293,7 +315,7 @@ class Service:
         return wire.alert(self.table_id, key, kind, message, number, box, **extra)
 
     # -------------------------------------------------------------- the loop
-    def put(self, item: DriverEvent | LinkEvent) -> None:
+    def put(self, item: DriverEvent | LinkEvent | Synced | SyncFailed) -> None:
         """The sink drivers and the MQTT client call, from any thread."""
         self.queue.put(item)
 
@@ -320,6 +342,8 @@ class Service:
         # stalls the loop for a tenth of a second scanning it.
         gc.freeze()
         self.running = True
+        if self.config.state.fsync:
+            self.syncer = Syncer(self.store.sync, self.put)
         self.start()
         self.every(60.0, self._prune)
         if self.surveillance is not None:
@@ -351,19 +375,38 @@ class Service:
         return delay
 
     def drain(self) -> None:
-        """Take everything queued now, without timers (for tests and tools)."""
-        while not self.queue.empty():
+        """Take everything queued now, without timers, and apply it (for tests, tools and
+        the shutdown)."""
+        while not self.queue.empty() and self.sync_failed is None:
             self._iteration_items([self.queue.get_nowait()])
+        if self.unsynced:
+            self._settle()
+            self._flush()
+
+    def _settle(self) -> None:
+        """Sync here and apply every batch still waiting for its sync."""
+        if self.unsynced:
+            try:
+                self.store.sync()
+            except OSError as exc:
+                self._handle(SyncFailed(self.store.last_seq, exc), [])
+            self._synced(self.store.last_seq)
 
     def _iteration(self) -> None:
         if self.halted is not None and time.monotonic() >= self._retry_at:
             self._resume()
-        if self.exit_when_idle and not self.changed and self.pump.idle() and not self.held:
+        idle = not (self.changed or self.held or self.unsynced)
+        if self.exit_when_idle and idle and self.pump.idle():
             self.running = False
             return
-        # Timers run only on an empty queue: a bot acts on a table that has taken
-        # everything it did before.
-        timeout = self._run_timers() if self.queue.empty() else 0.0
+        # Timers run only on an empty queue and with every journaled batch applied: a
+        # bot acts on a table that has taken everything it did before.
+        if not self.queue.empty():
+            timeout = 0.0
+        elif self.unsynced:
+            timeout = 0.5  # the sync's answer comes on the queue
+        else:
+            timeout = self._run_timers()
         try:
             item = self.queue.get(timeout=timeout)
         except queue.Empty:
@@ -378,7 +421,7 @@ class Service:
                 break
         self._iteration_items(items)
 
-    def _iteration_items(self, items: list[DriverEvent | LinkEvent | _Stop]) -> None:
+    def _iteration_items(self, items: list[Item]) -> None:
         inputs: list[Record] = []
         for item in items:
             if isinstance(item, DRIVER_RECORDS):
@@ -390,7 +433,8 @@ class Service:
         self._flush()
 
     def _take(self, records: list[Record]) -> None:
-        """Journal a batch of input records (one fsync), then apply them in order.
+        """Journal a batch of input records (one commit), then apply them in order once
+        they are synced (`_synced`).
 
         A journal that cannot commit (a full disk) applies nothing: the records wait,
         in order, with everything after them, until a commit works again."""
@@ -402,15 +446,30 @@ class Service:
             self._hold(records)
 
     def _commit(self, records: list[Record], now: float) -> bool:
+        later = self.syncer is not None
         try:
-            first = self.store.append([encode(r) for r in records], at=now)
+            first = self.store.append([encode(r) for r in records], at=now, durable=not later)
         except sqlite3.Error as exc:
             self._halt(f"the journal cannot commit ({exc})")
             return False
-        for seq, record in enumerate(records, start=first):
-            self.pending.extend((seq, m) for m in self._process(seq, record))
-        self.changed = True
+        self.unsynced.append((first, records))
+        if self.syncer is not None:
+            self.syncer.request(first + len(records) - 1)
+        else:
+            self._synced(first + len(records) - 1)  # the commit synced itself (or fsync off)
         return True
+
+    def _synced(self, upto: int) -> None:
+        """Apply, in journal order, every batch whose records are durable up to `upto`."""
+        while self.unsynced:
+            first, records = self.unsynced[0]
+            if first + len(records) - 1 > upto:
+                break
+            self.unsynced.popleft()
+            for seq, record in enumerate(records, start=first):
+                self.pending.extend((seq, m) for m in self._process(seq, record))
+            self.applied = first + len(records) - 1
+            self.changed = True
 
     def _hold(self, records: list[Record]) -> None:
         before = len(self.held)
@@ -472,8 +531,17 @@ class Service:
             return 0.5
         return max(0.0, min(0.5, self._timers[0][0] - time.monotonic()))
 
-    def _handle(self, item: LinkEvent | _Stop, inputs: list[Record]) -> None:
-        if isinstance(item, Acked):
+    def _handle(self, item: LinkEvent | Synced | SyncFailed | _Stop, inputs: list[Record]) -> None:
+        if isinstance(item, Synced):
+            self._synced(item.upto)
+        elif isinstance(item, SyncFailed):
+            self.unsynced.clear()  # never applied; the next start replays what was kept
+            self.sync_failed = item.error
+            raise JournalSyncError(
+                f"{self.store.path}: the disk failed a sync of the journal ({item.error}); "
+                "the table stops, and its next start replays what the journal kept"
+            ) from item.error
+        elif isinstance(item, Acked):
             self.pump.on_ack(item.mid)
         elif isinstance(item, Connected):
             log.info("connected to the broker", extra={"session": self.session})
@@ -494,7 +562,7 @@ class Service:
         if not (self.pending or self.pump.acked):
             return True
         try:
-            self.store.add(self.pending, self.store.last_seq, self.pump.acked)
+            self.store.add(self.pending, self.applied, self.pump.acked)
         except sqlite3.Error as exc:
             self._halt(f"the outbox cannot commit ({exc})")
             return False
@@ -598,6 +666,7 @@ class Service:
         and applied in their order (controller.pit)."""
         if "/" in cmd.name:
             return  # not a request (an answer on cmd/<name>/response, with some brokers)
+        self._settle()  # the request is checked against the table with all it journaled
         record = self.desk.receive(cmd.name, cmd.payload, utc(self.clock()))
         if record is not None:
             inputs.append(record)
@@ -610,7 +679,9 @@ class Service:
             except Exception:
                 log.exception("a driver failed to stop")
         self.drain()  # records the drivers sent before they stopped are journaled too
-        if self.halted is not None:
+        if self.syncer is not None:
+            self.syncer.close()
+        if self.halted is not None and self.sync_failed is None:
             self._resume()
         self._flush()
         if self.held:
