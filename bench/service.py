@@ -3,6 +3,7 @@ latency from a card record entering the service to its `events` message
 reaching a subscriber over loopback MQTT, journal durability (fsync) on.
 
     python -m bench service [--rate 1000] [--seconds 10] [--rounds 300] [--no-fsync]
+                            [--slow-disk MS [--serial-disk]]
 
 Uses Debian's mosquitto (started on a free port with a temporary config);
 without it, the embedded amqtt broker, and says so.
@@ -28,6 +29,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from bench import slowdisk
 from controller.config import Config, override
 from controller.records import Record
 from controller.service import DRIVER_RECORDS, Service
@@ -259,7 +261,7 @@ def config_broker(config: Config) -> Any:
     return broker_address(config.mqtt.broker)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench service")
     parser.add_argument(
         "--rate",
@@ -271,13 +273,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--no-fsync", action="store_true")
+    parser.add_argument(
+        "--slow-disk",
+        type=float,
+        metavar="MS",
+        help="emulate a slow disk: every fsync returns MS ms later (bench/slowdisk.py)",
+    )
+    parser.add_argument(
+        "--serial-disk",
+        action="store_true",
+        help="with --slow-disk: the device takes one flush at a time",
+    )
     args = parser.parse_args(argv)
+    if args.slow_disk is not None and not slowdisk.active():
+        return slowdisk.rerun(args.slow_disk, args.serial_disk)
     fsync = not args.no_fsync
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         broker = Broker(workdir)
         try:
             print(f"broker: {broker.kind}; journal fsync: {'on' if fsync else 'off'}")
+            if slowdisk.active():
+                print(
+                    f"disk: EMULATED, every fsync {args.slow_disk:g} ms slower, flushes "
+                    + ("one at a time" if args.serial_disk else "overlapping")
+                )
             p50, p99 = fsync_probe(workdir)
             print(
                 f"disk now: a one-row SQLite commit with fsync takes p50 {p50:.2f} ms, "
@@ -301,7 +321,8 @@ def main(argv: list[str] | None = None) -> None:
                 )
         finally:
             broker.stop()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
