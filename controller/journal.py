@@ -115,6 +115,7 @@ class Store:
         # Checkpoints (copying the WAL into the database, with fsyncs of their own) run
         # in a thread of their own, not in the middle of a commit on the table's loop.
         self.db.execute("PRAGMA wal_autocheckpoint=0")
+        self.db.execute(f"PRAGMA journal_size_limit={self.WAL_LIMIT}")
         self._open_format()
         self._checkpointer = _Checkpointer(self.path)
         row = self.db.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
@@ -123,7 +124,6 @@ class Store:
         # The WAL exists as long as a connection is open (the checkpointer's keeps it):
         # this descriptor only ever syncs it.
         self._wal_fd = os.open(self._wal, os.O_RDONLY | os.O_CREAT, 0o644)
-        self._wal_reused = 0  # the WAL's size when it was last started again over itself
 
     def close(self) -> None:
         self._checkpointer.stop()
@@ -253,12 +253,13 @@ class Store:
     # only if no commit came while one ran: under a steady stream of commits
     # (`sim --speed max`) the WAL would grow for ever (gigabytes in a soak, and its
     # index in memory). Past this size the table's own connection checkpoints between
-    # two commits and has the next one write the WAL from its start again (RESTART).
-    # The file keeps its size: the commits after write over blocks already allocated,
-    # so their syncs carry no metadata, and no truncation frees and reallocates them.
-    # Only a WAL grown past twice the limit (a long burst) is cut back (TRUNCATE).
-    # Each restart costs the loop two syncs (the WAL's, the database's): 64 MB makes it
-    # one every 2 s at 1,000 records/s (about 9 pages of WAL each), 8 MB made it 4 a second.
+    # two commits and has the next one write the WAL from its start again (RESTART),
+    # over blocks the file already has: those commits' syncs carry no metadata, and
+    # no truncation frees and reallocates the blocks. That next commit also cuts the
+    # file back to this size (journal_size_limit), so what ran past it is all there
+    # is to free. Each restart costs the loop two syncs (the WAL's, the database's):
+    # at 64 MB one every 2 s at 1,000 records/s (about 9 pages of WAL each); 8 MB
+    # made it four a second.
     WAL_LIMIT = 64 * 1024 * 1024
 
     def _bound_wal(self) -> None:
@@ -266,15 +267,9 @@ class Store:
             size = self._wal.stat().st_size
         except OSError:
             return
-        if size <= max(self.WAL_LIMIT, self._wal_reused):
-            return  # under the limit, or writing over the part of the file already there
-        mode = "TRUNCATE" if size > 2 * self.WAL_LIMIT else "RESTART"
-        try:
-            busy = self.db.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()[0]
-        except sqlite3.OperationalError:
-            return  # busy: after the next commit
-        if not busy:
-            self._wal_reused = size if mode == "RESTART" else 0
+        if size > self.WAL_LIMIT:
+            with contextlib.suppress(sqlite3.OperationalError):  # busy: after the next commit
+                self.db.execute("PRAGMA wal_checkpoint(RESTART)")
 
     def records(
         self, first: int = 1, last: int | None = None
