@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.broker import BrokerFailed
     from controller.config import ConfigError, override
     from controller.config import load as load_config
-    from controller.service import Service
+    from controller.service import JournalSyncError, Service
     from sim.runner import broker_for
 
     try:
@@ -88,6 +88,10 @@ def run(args: argparse.Namespace) -> int:
     service.every(SUMMARY_S, lambda: say())  # returns None: once
     try:
         service.run()
+    except JournalSyncError as exc:
+        # Exit non-zero: systemd starts the table again, and the start replays the journal.
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 1
     finally:
         if broker is not None:
             broker.stop()

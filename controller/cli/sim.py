@@ -128,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.broker import BrokerFailed
     from controller.config import ConfigError
     from controller.engine.errors import ProfileError
+    from controller.service import JournalSyncError
     from sim.runner import build
 
     try:
@@ -157,6 +158,10 @@ def run(args: argparse.Namespace) -> int:
         service.every(0.0, view.tick)
     try:
         service.run()
+    except JournalSyncError as exc:
+        # Exit non-zero; started again on the same state dir, the sim replays its journal.
+        print(f"croupier sim: {exc}", file=sys.stderr)
+        return 1
     finally:
         if view is not None:
             view.stop()
