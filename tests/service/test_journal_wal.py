@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Store
+from controller.journal import Message, Store
 
 
 def test_wal_is_bounded_while_commits_keep_coming(
@@ -40,3 +40,28 @@ def test_wal_is_bounded_while_commits_keep_coming(
     # at most, never truncated (its blocks stay allocated for the commits after).
     assert len(after_limit) > 5000
     assert min(after_limit) >= Store.WAL_LIMIT, min(after_limit)
+
+
+def test_a_record_costs_six_pages_of_wal(tmp_path: Path) -> None:
+    """Every page a commit changes is a frame of WAL to write and sync. A card's journal
+    commit changes the journal's last leaf and the head in `meta`; the outbox commit
+    that follows, the outbox's last leaf, its two indexes and `meta` again (the
+    acknowledgement folded in touches the same pages). Rewriting `meta` rows by delete
+    and insert cost a page of its index on top, in both commits."""
+    store = Store(tmp_path, fsync=False)
+    store._checkpointer.stop()  # no checkpoint may start the WAL again mid-count
+    wal = tmp_path / "table.db-wal"
+    record = {"type": "card_read", "card": "AS", "confidence": 1.0}
+    try:
+        for n in range(1, 201):  # the tables' last pages and the indexes settle
+            store.append([record])
+            store.add([(n, Message("events", f'{{"seq":{n}}}', n))], n, [n - 1] if n > 1 else [])
+        before = wal.stat().st_size
+        store.append([record])
+        journal = wal.stat().st_size
+        store.add([(201, Message("events", '{"seq":201}', 201))], 201, [200])
+        outbox = wal.stat().st_size
+    finally:
+        store.close()
+    frame = 4096 + 24  # a page and its frame header
+    assert ((journal - before) // frame, (outbox - journal) // frame) == (2, 4)
