@@ -260,8 +260,8 @@ class Store:
     # no truncation frees and reallocates the blocks. That next commit also cuts the
     # file back to this size (journal_size_limit), so what ran past it is all there
     # is to free. Each restart costs the loop two syncs (the WAL's, the database's):
-    # at 64 MB one every 2 s at 1,000 records/s (about 9 pages of WAL each); 8 MB
-    # made it four a second.
+    # at 64 MB one every 2.6 s at 1,000 records/s (6 pages of WAL each); 8 MB made
+    # it four a second.
     WAL_LIMIT = 64 * 1024 * 1024
 
     def _bound_wal(self) -> None:
