@@ -136,7 +136,7 @@ class Service:
         self.unsynced: deque[tuple[int, list[Record]]] = deque()
         self.syncer: Syncer | None = None  # `run` starts it; without it a commit syncs itself
         self.applied = 0  # the last journal seq applied (its messages are in `pending`)
-        self.sync_failed: OSError | None = None  # the disk failed a sync: take nothing more
+        self.sync_failed: Exception | None = None  # the disk failed a sync: take nothing more
         self._halted_at = 0.0
         self._retry_at = 0.0
         self.clock_watch = ClockWatch(self.store.last_at())
@@ -681,6 +681,7 @@ class Service:
         self.drain()  # records the drivers sent before they stopped are journaled too
         if self.syncer is not None:
             self.syncer.close()
+            self.syncer = None  # what is still journaled below syncs as it commits
         if self.halted is not None and self.sync_failed is None:
             self._resume()
         self._flush()

@@ -35,7 +35,7 @@ class Synced(NamedTuple):
 
 class SyncFailed(NamedTuple):
     upto: int  # the commits up to here may be lost (those before the last Synced are not)
-    error: OSError
+    error: Exception  # the disk's OSError; anything else a fault of ours, not to go unsaid
 
 
 class Syncer:
@@ -87,7 +87,7 @@ class Syncer:
                 upto = self._claimed = self._wanted
             try:
                 self._sync()
-            except OSError as exc:
+            except Exception as exc:  # a dead worker would leave the loop waiting for ever
                 log.critical("the journal's sync failed: %s", exc)
                 self._done(SyncFailed(upto, exc))
             else:

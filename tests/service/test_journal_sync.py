@@ -229,6 +229,23 @@ def test_the_syncer_reports_a_failed_sync_with_the_records_it_covered() -> None:
     assert answers == [SyncFailed(7, error)]
 
 
+def test_a_fault_in_a_sync_is_reported_not_left_to_a_dead_worker() -> None:
+    """A worker that died silently would leave the loop waiting for ever."""
+    answers: list[Synced | SyncFailed] = []
+    error = ValueError("file descriptor cannot be a negative integer (-1)")
+
+    def sync() -> None:
+        raise error
+
+    syncer = Syncer(sync, answers.append)
+    try:
+        syncer.request(3)
+        wait_for(lambda: len(answers) == 1)
+    finally:
+        syncer.close()
+    assert answers == [SyncFailed(3, error)]
+
+
 def test_closing_the_syncer_finishes_the_syncs_asked_for() -> None:
     answers: list[Synced | SyncFailed] = []
     gate = Gate(lambda: None)
