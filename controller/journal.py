@@ -115,7 +115,12 @@ class Store:
         self.path = directory / "table.db"
         self._wal = directory / "table.db-wal"
         # Autocommit mode: transactions are explicit (BEGIN ... COMMIT).
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db = sqlite3.connect(
+            self.path,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+        )
         self.db.execute("PRAGMA journal_mode=WAL")
         self.fsync = fsync
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -131,6 +136,10 @@ class Store:
         # The WAL exists as long as a connection is open (the checkpointer's keeps it):
         # this descriptor only ever syncs it.
         self._wal_fd = os.open(self._wal, os.O_RDONLY | os.O_CREAT, 0o644)
+        if fsync:
+            # The last process may have died between a commit and its sync: what it left
+            # in the page cache is read (replayed, published) only once it is on disk.
+            self.sync()
 
     def close(self) -> None:
         self._checkpointer.stop()
@@ -270,8 +279,14 @@ class Store:
         except OSError:
             return
         if size > self.WAL_LIMIT:
-            with contextlib.suppress(sqlite3.OperationalError):  # busy: after the next commit
-                self.db.execute("PRAGMA wal_checkpoint(RESTART)")
+            # RESTART waits for readers (an audit, a backup) up to the busy timeout; the
+            # loop must not: busy, it tries again after the next commit.
+            self.db.execute("PRAGMA busy_timeout=0")
+            try:
+                with contextlib.suppress(sqlite3.OperationalError):
+                    self.db.execute("PRAGMA wal_checkpoint(RESTART)")
+            finally:
+                self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
     def records(
         self, first: int = 1, last: int | None = None
@@ -413,6 +428,9 @@ class _Transaction:
             with contextlib.suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
 
+
+# How long a statement waits for another connection's lock (Python's default).
+BUSY_TIMEOUT_MS = 5000
 
 # fdatasync where the platform has it (Linux); a plain fsync elsewhere (macOS laptops).
 _datasync = getattr(os, "fdatasync", os.fsync)

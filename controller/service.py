@@ -13,7 +13,8 @@ delay to its next run, or None to stop.
 The journal's syncs run on their own threads (controller.syncer): the loop
 journals the next batch while the last one's sync is in flight, and applies
 each batch only once a sync that began after its commit has returned. Timers
-wait until every journaled batch is applied (a bot acts on the table as it is).
+that act on the table (the sim's bots: `every(..., settled=True)`) wait until
+every journaled batch is applied; the others run meanwhile.
 
 At start the journal is replayed through a fresh engine: the table is
 rebuilt exactly, the round in progress resumes, and any message the last
@@ -57,6 +58,7 @@ from drivers.interfaces import BetSeen, CardRead, DriverEvent, DriverSet, PanelP
 log = logging.getLogger("croupier.service")
 
 Timer = Callable[[], float | None]
+SYNC_MAX_AGE = 20.0  # seconds a journaled batch may wait for its sync before the watchdog acts
 BATCH = 64  # records taken from the queue before the outbox is committed and published
 RETRY = 1.0  # seconds between attempts to commit while the journal cannot (a full disk)
 SWITCH_INTERVAL = 0.0005  # seconds
@@ -132,8 +134,9 @@ class Service:
         # is ever applied.
         self.halted: str | None = None
         self.held: list[Record] = []
-        # Journaled, waiting for their sync before they are applied: (first seq, records).
-        self.unsynced: deque[tuple[int, list[Record]]] = deque()
+        # Journaled, waiting for their sync before they are applied: (first seq, records,
+        # when committed: monotonic).
+        self.unsynced: deque[tuple[int, list[Record], float]] = deque()
         self.syncer: Syncer | None = None  # `run` starts it; without it a commit syncs itself
         self.applied = 0  # the last journal seq applied (its messages are in `pending`)
         self.sync_failed: Exception | None = None  # the disk failed a sync: take nothing more
@@ -150,7 +153,7 @@ class Service:
         self._state_at = 0.0
         self.running = False
         self.exit_when_idle = False
-        self._timers: list[tuple[float, int, Timer]] = []
+        self._timers: list[tuple[float, int, Timer, bool]] = []  # due, order, timer, settled
         self._order = itertools.count()
         self.link = (
             None
@@ -322,8 +325,12 @@ class Service:
     def stop(self) -> None:
         self.queue.put(_Stop())
 
-    def every(self, delay: float, timer: Timer) -> None:
-        heapq.heappush(self._timers, (time.monotonic() + delay, next(self._order), timer))
+    def every(self, delay: float, timer: Timer, settled: bool = False) -> None:
+        """Run `timer` in the loop after `delay` s, then again after the delay it returns.
+
+        `settled`: it acts on the table (a bot), so it waits until every journaled
+        batch is applied, and its runs are a function of the input alone."""
+        heapq.heappush(self._timers, (time.monotonic() + delay, next(self._order), timer, settled))
 
     def start(self) -> None:
         """Start the drivers and the MQTT client (`run` does it)."""
@@ -349,6 +356,9 @@ class Service:
         if self.surveillance is not None:
             self.every(self.config.surveillance.metrics_every_s, self._metrics)
         self.watchdog.watch("outbox", max_age=20.0)
+        # A sync that never returns (a dying SD card) would leave input journaled and never
+        # applied while the loop turns: past this age systemd is no longer fed.
+        self.watchdog.watch("journal", SYNC_MAX_AGE, since=self._synced_since)
         cards = self.drivers.cards
         if isinstance(cards, FrameClock):
             self.camera = CameraWatch(cards, self.config.cards.camera_stale_after, self.put)
@@ -365,6 +375,8 @@ class Service:
         finally:
             self.notifier.stopping()
             self._shutdown()
+        if self.sync_failed is not None:
+            raise self._sync_error()  # it failed during the shutdown
 
     def _camera_tick(self) -> float:
         assert self.camera is not None
@@ -383,13 +395,23 @@ class Service:
             self._settle()
             self._flush()
 
+    def _sync_error(self) -> JournalSyncError:
+        error = JournalSyncError(
+            f"{self.store.path}: the disk failed a sync of the journal ({self.sync_failed}); "
+            "the table stops, and its next start replays what the journal kept"
+        )
+        error.__cause__ = self.sync_failed
+        return error
+
     def _settle(self) -> None:
-        """Sync here and apply every batch still waiting for its sync."""
+        """Sync here and apply every batch still waiting for its sync (a failed sync:
+        `sync_failed` is set, and the caller stops)."""
         if self.unsynced:
             try:
                 self.store.sync()
             except OSError as exc:
                 self._handle(SyncFailed(self.store.last_seq, exc), [])
+                return
             self._synced(self.store.last_seq)
 
     def _iteration(self) -> None:
@@ -399,14 +421,11 @@ class Service:
         if self.exit_when_idle and idle and self.pump.idle():
             self.running = False
             return
-        # Timers run only on an empty queue and with every journaled batch applied: a
-        # bot acts on a table that has taken everything it did before.
-        if not self.queue.empty():
-            timeout = 0.0
-        elif self.unsynced:
-            timeout = 0.5  # the sync's answer comes on the queue
-        else:
-            timeout = self._run_timers()
+        # Timers run only on an empty queue, and settled ones (a bot) only with every
+        # journaled batch applied: a bot acts on a table that has taken everything it did
+        # before. The sync's answer comes on the queue.
+        waiting = bool(self.unsynced)
+        timeout = self._run_timers(waiting) if self.queue.empty() else 0.0
         try:
             item = self.queue.get(timeout=timeout)
         except queue.Empty:
@@ -423,11 +442,18 @@ class Service:
 
     def _iteration_items(self, items: list[Item]) -> None:
         inputs: list[Record] = []
-        for item in items:
+        for n, item in enumerate(items):
             if isinstance(item, DRIVER_RECORDS):
                 inputs.append(item)
             else:
                 self._handle(item, inputs)
+            if self.sync_failed is not None:
+                # Nothing more is journaled: what came is kept for the log (`_shutdown`).
+                self.held += [
+                    *inputs,
+                    *(i for i in items[n + 1 :] if isinstance(i, DRIVER_RECORDS)),
+                ]
+                raise self._sync_error()
         if inputs:
             self._take(inputs)
         self._flush()
@@ -452,7 +478,7 @@ class Service:
         except sqlite3.Error as exc:
             self._halt(f"the journal cannot commit ({exc})")
             return False
-        self.unsynced.append((first, records))
+        self.unsynced.append((first, records, time.monotonic()))
         if self.syncer is not None:
             self.syncer.request(first + len(records) - 1)
         else:
@@ -462,7 +488,7 @@ class Service:
     def _synced(self, upto: int) -> None:
         """Apply, in journal order, every batch whose records are durable up to `upto`."""
         while self.unsynced:
-            first, records = self.unsynced[0]
+            first, records, _ = self.unsynced[0]
             if first + len(records) - 1 > upto:
                 break
             self.unsynced.popleft()
@@ -518,18 +544,34 @@ class Service:
         self.watchdog.status(f"table {self.table_id}: taking input again")
         self.pump.set_slot(wire.STATUS, self._status())
 
-    def _run_timers(self) -> float:
+    def _run_timers(self, waiting: bool = False) -> float:
+        """Run the timers that are due; the seconds until the next one. `waiting`: a
+        journaled batch waits for its sync, so settled timers wait too."""
         now = time.monotonic()
+        later = []
         while self._timers and self._timers[0][0] <= now:
-            _, _, timer = heapq.heappop(self._timers)
+            entry = heapq.heappop(self._timers)
+            _, _, timer, settled = entry
+            if settled and waiting:
+                later.append(entry)
+                continue
             delay = timer()
             if delay is not None:
-                heapq.heappush(self._timers, (now + delay, next(self._order), timer))
+                heapq.heappush(self._timers, (now + delay, next(self._order), timer, settled))
             if not self.queue.empty():
-                return 0.0  # a timer's records are taken before the next timer runs
-        if not self._timers:
+                break  # a timer's records are taken before the next timer runs
+        for entry in later:
+            heapq.heappush(self._timers, entry)
+        if not self.queue.empty():
+            return 0.0
+        due = [t[0] for t in self._timers if not (t[3] and waiting)]
+        if not due:
             return 0.5
-        return max(0.0, min(0.5, self._timers[0][0] - time.monotonic()))
+        return max(0.0, min(0.5, min(due) - time.monotonic()))
+
+    def _synced_since(self) -> float:
+        """For the watchdog: now, or when the oldest batch still waiting was committed."""
+        return self.unsynced[0][2] if self.unsynced else time.monotonic()
 
     def _handle(self, item: LinkEvent | Synced | SyncFailed | _Stop, inputs: list[Record]) -> None:
         if isinstance(item, Synced):
@@ -537,10 +579,6 @@ class Service:
         elif isinstance(item, SyncFailed):
             self.unsynced.clear()  # never applied; the next start replays what was kept
             self.sync_failed = item.error
-            raise JournalSyncError(
-                f"{self.store.path}: the disk failed a sync of the journal ({item.error}); "
-                "the table stops, and its next start replays what the journal kept"
-            ) from item.error
         elif isinstance(item, Acked):
             self.pump.on_ack(item.mid)
         elif isinstance(item, Connected):
@@ -678,7 +716,16 @@ class Service:
                 driver.stop()
             except Exception:
                 log.exception("a driver failed to stop")
-        self.drain()  # records the drivers sent before they stopped are journaled too
+        # Records the drivers sent before they stopped are journaled too. A failed sync:
+        # `run` raises it again once the shutdown is done.
+        with contextlib.suppress(JournalSyncError):
+            self.drain()
+        if self.sync_failed is not None:
+            # Nothing more is journaled: what is left on the queue goes to the log below.
+            while not self.queue.empty():
+                item = self.queue.get_nowait()
+                if isinstance(item, DRIVER_RECORDS):
+                    self.held.append(item)
         if self.syncer is not None:
             self.syncer.close()
             self.syncer = None  # what is still journaled below syncs as it commits
@@ -686,10 +733,10 @@ class Service:
             self._resume()
         self._flush()
         if self.held:
-            # Stopped while the journal could not commit: these were never applied. The
-            # log is the last place that may still take them.
+            # Stopped while the journal could not commit (or sync): these were never
+            # applied. The log is the last place that may still take them.
             log.error(
-                "stopping with input never journaled (the journal could not commit): "
+                "stopping with input never journaled (the journal could not commit or sync): "
                 "%d record(s), listed here",
                 len(self.held),
             )

@@ -68,12 +68,14 @@ class Syncer:
                 self._lock.notify()
 
     def close(self) -> None:
-        """Stop the workers once the syncs asked for are done."""
+        """Stop the workers once the syncs asked for are done. No time limit: the store
+        closes after this, and a sync still running would flush a descriptor closed, or
+        already another file's (a sync that never returns: systemd's stop timeout)."""
         with self._lock:
             self._closed = True
             self._lock.notify_all()
         for thread in self._threads:
-            thread.join(timeout=10)
+            thread.join()
 
     def _work(self) -> None:
         while True:

@@ -70,5 +70,5 @@ def build(config: Config, offline: bool = False) -> SimRun:
         payouts=sim.payouts,
         payout_error_rate=sim.payout_error_rate,
     )
-    service.every(0.0, bots.step)
+    service.every(0.0, bots.step, settled=True)  # the bots act on the table as journaled
     return SimRun(service, bots, broker)

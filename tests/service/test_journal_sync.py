@@ -8,6 +8,8 @@ at the table while a sync is in flight, or make the disk fail it.
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
 import threading
 import time
@@ -16,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from controller import journal
 from controller.config import Config, override
 from controller.journal import Message, Store
+from controller.mqtt_link import Command
 from controller.service import JournalSyncError, Service
 from controller.syncer import Synced, Syncer, SyncFailed
 from drivers.fakes import FakeBetSensor, FakePanel, FakeShoe
@@ -65,11 +69,11 @@ def outbox_from(state: Path, seq: int) -> int:
         db.close()
 
 
-def journaled(state: Path) -> int:
+def journaled(state: Path, kind: str | None = None) -> int:
     db = sqlite3.connect(state / "table.db")
     try:
-        count: int = db.execute("SELECT count(*) FROM journal").fetchone()[0]
-        return count
+        records = [json.loads(r) for (r,) in db.execute("SELECT record FROM journal")]
+        return sum(1 for r in records if kind is None or r["kind"] == kind)
     finally:
         db.close()
 
@@ -138,6 +142,9 @@ def test_records_that_come_during_a_sync_share_the_next_one(
     for box in (2, 3, 4):
         running.bets.place(box, "10")
     wait_for(lambda: journaled(tmp_path) == 4)  # journaled while the first sync is held
+    syncer = running.service.syncer
+    assert syncer is not None
+    wait_for(lambda: syncer._wanted == 4)  # and its sync asked for
     running.gate.open.set()
     wait_for(lambda: running.service.applied == 4)
     assert running.gate.calls == 2  # one sync for the first record, one for the three after
@@ -193,6 +200,92 @@ def test_the_outbox_mark_counts_applied_records_not_journaled_ones(tmp_path: Pat
     again = Service(config, DriverSet(FakeShoe(), FakeBetSensor(), FakePanel()), None)
     again.store.close()
     assert outbox_from(tmp_path, 1) > 0
+
+
+def test_a_bot_waits_for_the_sync_and_the_other_timers_do_not(tmp_path: Path) -> None:
+    """The sim's bots act on the table as journaled (their runs are a function of the
+    input alone); housekeeping timers (health, LEDs, pruning) run while a sync is slow."""
+    r = Running(tmp_path)
+    runs = {"bot": 0, "housekeeping": 0}
+
+    def timer(name: str) -> Callable[[], float]:
+        def run() -> float:
+            runs[name] += 1
+            return 0.005
+
+        return run
+
+    r.service.every(0.0, timer("bot"), settled=True)
+    r.service.every(0.0, timer("housekeeping"))
+    r.start()
+    try:
+        wait_for(lambda: runs["bot"] > 3)
+        r.bets.place(1, "10")
+        r.gate.wait_entered()  # journaled, its sync held
+        bot, housekeeping = runs["bot"], runs["housekeeping"]
+        time.sleep(0.2)
+        assert runs["bot"] == bot
+        assert runs["housekeeping"] > housekeeping + 5
+        r.gate.open.set()
+        wait_for(lambda: runs["bot"] > bot)
+    finally:
+        r.stop()
+
+
+def test_a_command_is_checked_against_everything_journaled_before_it(
+    running: Running, tmp_path: Path
+) -> None:
+    """A command sent twice (the console retried) is journaled once: the second finds
+    the first answered, even when the first still waited for its sync."""
+    request = json.dumps({"transaction": "T1", "by": "anna", "reason": "dispute"}).encode()
+    running.service.put(Command("void_round", request))
+    running.gate.wait_entered()  # the first is journaled, its sync held
+    running.service.put(Command("void_round", request))
+    time.sleep(0.05)
+    running.gate.open.set()
+    wait_for(lambda: running.service.applied == 1 and running.service.queue.empty())
+    time.sleep(0.05)
+    assert journaled(tmp_path, "command") == 1
+
+
+def test_a_sync_that_never_returns_starves_the_watchdog(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Input journaled and never applied while the loop turns: systemd must stop being
+    fed (it restarts the table, which replays the journal)."""
+    running.bets.place(1, "10")
+    running.gate.wait_entered()
+    assert running.service.watchdog.stale() == []
+    # The limit is 20 s; the source judges the oldest batch's age against it.
+    source = running.service.watchdog._sources["journal"]
+    monkeypatch.setattr(source, "max_age", 0.1)
+    time.sleep(0.2)
+    assert [name for name, _ in running.service.watchdog.stale()] == ["journal"]
+    running.gate.open.set()
+    wait_for(lambda: running.service.applied == 1)
+    assert running.service.watchdog.stale() == []
+
+
+def test_a_store_opened_with_fsync_syncs_what_the_last_process_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process killed between a commit and its sync leaves the commit in the page
+    cache: the next start replays and publishes it, so it must be on disk first."""
+    first = Store(tmp_path, fsync=True)
+    first.append([{"kind": "x"}], durable=False)  # and the process dies here
+    first.close()
+    synced: list[bool] = []  # each sync: was it the WAL's?
+    real = journal._datasync
+
+    def spy(fd: int) -> None:
+        synced.append(os.fstat(fd).st_ino == (tmp_path / "table.db-wal").stat().st_ino)
+        real(fd)
+
+    monkeypatch.setattr(journal, "_datasync", spy)
+    again = Store(tmp_path, fsync=True)
+    opened = list(synced)
+    again.close()
+    assert opened == [True]
 
 
 # ------------------------------------------------------------------ the syncer
@@ -261,14 +354,26 @@ def test_closing_the_syncer_finishes_the_syncs_asked_for() -> None:
     assert answers == [Synced(4)]
 
 
-def test_a_sync_makes_the_commits_before_it_durable(tmp_path: Path) -> None:
-    """Store.sync works on the real WAL: a commit written without a sync of its own is
-    in the WAL file the sync flushes, and a fresh connection reads it back."""
+def test_a_sync_flushes_the_wal_the_commits_went_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Store.sync flushes the real WAL file: the commit written without a sync of its
+    own is in that file, and a fresh connection reads it back."""
     store = Store(tmp_path, fsync=True)
+    synced: list[tuple[int, int]] = []
+    real = journal._datasync
+
+    def spy(fd: int) -> None:
+        synced.append((os.fstat(fd).st_ino, os.fstat(fd).st_size))
+        real(fd)
+
+    monkeypatch.setattr(journal, "_datasync", spy)
     try:
-        store.append([{"type": "x"}], durable=False)
+        store.append([{"kind": "x"}], durable=False)
         store.sync()
-        assert (tmp_path / "table.db-wal").stat().st_size > 0
+        wal = (tmp_path / "table.db-wal").stat()
     finally:
         store.close()
+    assert synced == [(wal.st_ino, wal.st_size)]
+    assert wal.st_size > 0
     assert journaled(tmp_path) == 1

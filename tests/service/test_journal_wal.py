@@ -40,6 +40,10 @@ def test_wal_is_bounded_while_commits_keep_coming(
     # at most, never truncated (its blocks stay allocated for the commits after).
     assert len(after_limit) > 5000
     assert min(after_limit) >= Store.WAL_LIMIT, min(after_limit)
+    # The commit after each restart cuts it back to the limit exactly (journal_size_limit):
+    # no creeping up by the commit that ran past the end, restart after restart.
+    assert after_limit.count(Store.WAL_LIMIT) > 10
+    assert max(after_limit) < Store.WAL_LIMIT + 64 * 1024, max(after_limit)
 
 
 def test_a_record_costs_six_pages_of_wal(tmp_path: Path) -> None:
