@@ -85,6 +85,12 @@ FIVE_STEM_MIN = 0.35
 # cut in parts, and is refused (rank_spill).
 RANK_SPILL_LEVEL = 0.5
 RANK_SPILL_MAX = 0.1
+# Ink of another glyph at least RANK_SPILL_GLYPH of the rank's height (a big
+# pip, a court picture's frame), and its blur (RANK_SPILL_GAP px), is not
+# followed: the rank may lie a pixel or two from it. A rank's own fragment
+# (the serif of a thin top bar) is smaller.
+RANK_SPILL_GLYPH = 0.6
+RANK_SPILL_GAP = 2
 
 
 def five_stem(rank_ink: FloatMap) -> float:
@@ -224,7 +230,9 @@ def index_parts(patch: Image) -> IndexParts | None:
                      and boxes[j].x >= sb.x and boxes[j].x2 <= sb.x2
                      and boxes[j].y >= sb.y and boxes[j].y2 <= sb.y2]
     return IndexParts(
-        rank_spill=rank_spill(ink, labels, group, rb, own if own < level else level),
+        rank_spill=rank_spill(ink, labels, group, rb, own if own < level else level,
+                              [j for j in range(1, n) if j not in group
+                               and boxes[j].h >= RANK_SPILL_GLYPH * rb.h]),
         rank_box=rb, suit_box=sb,
         rank_ink=_cut(ink, labels, group, rb), suit_ink=_cut(ink, labels, suit, sb),
         rank_parts=len([j for j in group if area[j] >= 0.15 * area[seed]]),
@@ -233,15 +241,20 @@ def index_parts(patch: Image) -> IndexParts | None:
 
 
 def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box,
-               level: float) -> float:
+               level: float, glyphs: list[int] | None = None) -> float:
     """How far (share of the rank's height) the rank's ink runs beyond its
     box to the left or right, in the rank's rows, when followed down to half
     the level it was cut at: a glyph cut whole spreads by its blur alone; a
     glyph whose thin strokes fell under the level was cut in parts, and the
     part kept may be another glyph's shape (the diagonal and bowl of a 3
-    whose top bar is thin make a 5)."""
+    whose top bar is thin make a 5). The ink of `glyphs` (other glyphs,
+    not fragments of the rank) and its blur is not followed."""
     y0, y1 = box.y, box.y2
     low = (ink[y0:y1] > RANK_SPILL_LEVEL * level).astype(np.uint8)
+    if glyphs:
+        near = cv2.dilate(np.isin(labels[y0:y1], glyphs).astype(np.uint8),
+                          np.ones((2 * RANK_SPILL_GAP + 1, 2 * RANK_SPILL_GAP + 1), np.uint8))
+        low[near > 0] = 0
     _, low_labels = cv2.connectedComponents(low, connectivity=8)
     touched = np.unique(low_labels[np.isin(labels[y0:y1], ids)])
     cols = np.flatnonzero(np.isin(low_labels, touched[touched > 0]).any(axis=0))
