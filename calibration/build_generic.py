@@ -261,8 +261,8 @@ def drawn_suit(suit: str, rng: np.random.Generator) -> npt.NDArray[np.float32]:
         if suit == "S":
             img[:] = np.flipud(img)
             top = float(np.nonzero(img.max(axis=1))[0].max())
-            base = top + rng.uniform(0.12, 0.25) * n
-            half = rng.uniform(0.07, 0.16) * n
+            base = top + rng.uniform(0.12, 0.3) * n
+            half = rng.uniform(0.04, 0.16) * n
             poly([(c - 0.03 * n, top - 0.15 * n), (c + 0.03 * n, top - 0.15 * n),
                   (c + half, base), (c - half, base)])
     elif suit == "D":

@@ -24,9 +24,9 @@ GEOMETRY = ShoeGeometry()
 FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 # Seeded samples (seed 12, 300 frames a deck); the 10,000-frame figures are in
 # docs/benchmarks.md. The goal (99 % right, at most 1 misread in 10,000) is
-# NOT met: floors sit under what the reader measures on these seeds (75.3,
-# 80.7 and 88.0 %) so that a regression fails. Misreads must be zero.
-GENERIC_FLOOR = {"npm-svg-cards": 0.72, "npm-cardsjs": 0.77, "house": 0.84}
+# NOT met: floors sit under what the reader measures on these seeds (77.3,
+# 83.7 and 88.0 %) so that a regression fails. Misreads must be zero.
+GENERIC_FLOOR = {"npm-svg-cards": 0.74, "npm-cardsjs": 0.80, "house": 0.84}
 
 
 def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
@@ -80,6 +80,24 @@ def test_a_rank_a_little_like_a_letter_is_read() -> None:
         assert [(c, g) for c, g in reads if g not in (c, None)] == []
         # Measured 20 and 19 of 20 (5 and 7 with one threshold for both).
         assert sum(c == g for c, g in reads) >= 17
+
+
+def test_a_small_spade_on_a_long_thin_stem_is_read_more_often() -> None:
+    """svg-cards prints a small, domed spade on a long thin stem under its
+    rank, unlike the spades the model was built from (stems short and
+    flared): read between spade and club, most are refused. The spades the
+    build draws now have stems up to 0.3 of their height and as narrow as
+    0.08 wide; more of these spades are read, the clubs as before, none
+    wrong. (Still far from all: the suit is the deck's largest cause of
+    refusals.)"""
+    model = generic_model()
+    cam = ShoeCamera(get_deck("npm-svg-cards"), seed=23)
+    reads = [(c, read_still(cam.still(c), model, GEOMETRY)[0])
+             for c in ("AS", "4S", "7S", "JS", "AC", "4C", "7C", "JC") * 25]
+    assert [(c, g) for c, g in reads if g not in (c, None)] == []
+    # Measured 25 of 100 spades (20 before), 96 of 100 clubs (96 before).
+    assert sum(c == g for c, g in reads if c[1] == "S") >= 24
+    assert sum(c == g for c, g in reads if c[1] == "C") >= 94
 
 
 def test_french_aces_and_courts_are_refused_by_the_generic_reader() -> None:
