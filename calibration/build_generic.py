@@ -261,8 +261,8 @@ def drawn_suit(suit: str, rng: np.random.Generator) -> npt.NDArray[np.float32]:
         if suit == "S":
             img[:] = np.flipud(img)
             top = float(np.nonzero(img.max(axis=1))[0].max())
-            base = top + rng.uniform(0.12, 0.25) * n
-            half = rng.uniform(0.07, 0.16) * n
+            base = top + rng.uniform(0.12, 0.3) * n
+            half = rng.uniform(0.04, 0.16) * n
             poly([(c - 0.03 * n, top - 0.15 * n), (c + 0.03 * n, top - 0.15 * n),
                   (c + half, base), (c - half, base)])
     elif suit == "D":
@@ -563,28 +563,39 @@ MISREAD_RATE = 1e-4  # the goal: at most 1 misread in 10,000 reads
 
 
 def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float
-                     ) -> tuple[float, float]:
-    """Of the (rank, suit) ratio pairs on a grid, the one that keeps the most
-    right reads while the misreads it lets through stay at most
-    MISREAD_RATE of the reads it accepts."""
+                     ) -> tuple[float, float, float]:
+    """The (rank over ranks, rank over no rank, suit) ratio thresholds on a
+    grid that keep the most right reads while the misreads they let through
+    stay at most MISREAD_RATE of the reads they accept. First the suit's
+    with one threshold for both of the rank's ratios, then, the suit's kept,
+    the rank's two apart."""
     v = [s.v for s in held]
     usable = np.array([x.rank != NOT_A_RANK and x.rank_d <= rank_d and x.suit_d <= suit_d
                        for x in v], bool)
     right = np.array([x.rank + x.suit == s.truth for x, s in zip(v, held, strict=True)], bool)
-    r_llr = np.array([x.rank_llr for x in v])
+    among = np.array([x.rank_llr for x in v])
+    over_x = np.array([x.rank_x_llr for x in v])
     s_llr = np.array([x.suit_llr for x in v])
-    best = (-1, 0.0, 0.0)
-    for ts in np.arange(0.0, 120.0, 1.0):
-        s_ok = usable & (s_llr >= ts)
-        for tr in np.arange(0.0, 200.0, 1.0):
-            acc = s_ok & (r_llr >= tr)
-            n_acc = int(acc.sum())
-            wrong = int((acc & ~right).sum())
-            if wrong <= MISREAD_RATE * n_acc:
-                if n_acc - wrong > best[0]:
-                    best = (n_acc - wrong, float(tr), float(ts))
-                break  # higher rank thresholds only lose right reads
-    return best[1], best[2]
+
+    def search(ok: npt.NDArray[np.bool_], first: npt.NDArray[np.float64],
+               second: npt.NDArray[np.float64]) -> tuple[int, float, float]:
+        """The best (right reads, t1, t2) with ok & first >= t1 & second >= t2."""
+        best = (-1, 0.0, 0.0)
+        for t1 in np.arange(0.0, 200.0, 1.0):
+            ok1 = ok & (first >= t1)
+            for t2 in np.arange(0.0, 200.0, 1.0):
+                acc = ok1 & (second >= t2)
+                n_acc = int(acc.sum())
+                wrong = int((acc & ~right).sum())
+                if wrong <= MISREAD_RATE * n_acc:
+                    if n_acc - wrong > best[0]:
+                        best = (n_acc - wrong, float(t1), float(t2))
+                    break  # higher second thresholds only lose right reads
+        return best
+
+    _, ts, _ = search(usable, s_llr, np.minimum(among, over_x))
+    _, tr, tx = search(usable & (s_llr >= ts), among, over_x)
+    return tr, tx, ts
 
 
 def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
@@ -597,11 +608,15 @@ def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
     ok = [s.v for s in held if s.v.rank + s.v.suit == s.truth]
     rank_d = float(np.percentile([v.rank_d for v in ok], 99.8))
     suit_d = float(np.percentile([v.suit_d for v in ok], 99.8))
-    red = _rate_thresholds([s for s in held if s.v.colour == "HD"], rank_d, suit_d)
-    black = _rate_thresholds([s for s in held if s.v.colour == "SC"], rank_d, suit_d)
-    return GenericThresholds(margin * max(red[0], 1.0), margin * max(red[1], 1.0),
-                             margin * max(black[0], 1.0), margin * max(black[1], 1.0),
-                             rank_d, suit_d, base.red_min, base.black_max)
+    red = [margin * max(x, 1.0) for x in
+           _rate_thresholds([s for s in held if s.v.colour == "HD"], rank_d, suit_d)]
+    black = [margin * max(x, 1.0) for x in
+             _rate_thresholds([s for s in held if s.v.colour == "SC"], rank_d, suit_d)]
+    return GenericThresholds(
+        rank_llr=red[0], rank_x_llr=red[1], suit_llr=red[2],
+        rank_llr_black=black[0], rank_x_llr_black=black[1], suit_llr_black=black[2],
+        rank_distance=rank_d, suit_distance=suit_d,
+        red_min=base.red_min, black_max=base.black_max)
 
 
 def _sha(path: Path) -> str:
@@ -639,11 +654,12 @@ def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
         with dump.open("wb") as fh:
             pickle.dump([(data.parts[i], data.family[i], s) for i, s in zip(order, held,
                                                                             strict=True)], fh)
-    worst = sorted(held, key=lambda s: -min(s.v.rank_llr, s.v.suit_llr))
+    worst = sorted(held, key=lambda s: -min(s.v.rank_llr, s.v.rank_x_llr, s.v.suit_llr))
     worst = [s for s in worst if s.v.rank + s.v.suit != s.truth and s.v.colour_clear
              and s.v.rank != NOT_A_RANK][:5]
     print("most confident out-of-fold errors: " + ", ".join(
-        f"{s.truth}->{s.v.rank}{s.v.suit} ({s.v.rank_llr:.1f}, {s.v.suit_llr:.1f})"
+        f"{s.truth}->{s.v.rank}{s.v.suit} ({s.v.rank_llr:.1f}, {s.v.rank_x_llr:.1f}, "
+        f"{s.v.suit_llr:.1f})"
         for s in worst), file=sys.stderr)
     cards = [s for s in held if not s.truth.startswith(NOT_A_RANK)]
     others = [s for s in held if s.truth.startswith(NOT_A_RANK)]

@@ -20,7 +20,8 @@ is downloaded or rendered at run time.
 A card is read only when: the rank is one of the 13 ranks (the model also
 knows "not a rank": other letters and digits, such as the French 1 R D V) and
 the suit one of the four, each discriminant sure (log-likelihood ratio over
-the runner-up), each glyph close to its class (Mahalanobis distance under the
+the runner-up; the rank's over the runner-up rank and over "not a rank"
+apart), each glyph close to its class (Mahalanobis distance under the
 model's covariance: a glyph unlike anything the fonts showed is refused), and
 the ink colour agreeing with the suit (red hearts and diamonds, black spades
 and clubs). Otherwise the corner is refused, never guessed.
@@ -84,6 +85,12 @@ FIVE_STEM_MIN = 0.35
 # cut in parts, and is refused (rank_spill).
 RANK_SPILL_LEVEL = 0.5
 RANK_SPILL_MAX = 0.1
+# Ink of another glyph at least RANK_SPILL_GLYPH of the rank's height (a big
+# pip, a court picture's frame), and its blur (RANK_SPILL_GAP px), is not
+# followed: the rank may lie a pixel or two from it. A rank's own fragment
+# (the serif of a thin top bar) is smaller.
+RANK_SPILL_GLYPH = 0.6
+RANK_SPILL_GAP = 2
 
 
 def five_stem(rank_ink: FloatMap) -> float:
@@ -223,7 +230,9 @@ def index_parts(patch: Image) -> IndexParts | None:
                      and boxes[j].x >= sb.x and boxes[j].x2 <= sb.x2
                      and boxes[j].y >= sb.y and boxes[j].y2 <= sb.y2]
     return IndexParts(
-        rank_spill=rank_spill(ink, labels, group, rb, own if own < level else level),
+        rank_spill=rank_spill(ink, labels, group, rb, own if own < level else level,
+                              [j for j in range(1, n) if j not in group
+                               and boxes[j].h >= RANK_SPILL_GLYPH * rb.h]),
         rank_box=rb, suit_box=sb,
         rank_ink=_cut(ink, labels, group, rb), suit_ink=_cut(ink, labels, suit, sb),
         rank_parts=len([j for j in group if area[j] >= 0.15 * area[seed]]),
@@ -232,15 +241,20 @@ def index_parts(patch: Image) -> IndexParts | None:
 
 
 def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box,
-               level: float) -> float:
+               level: float, glyphs: list[int] | None = None) -> float:
     """How far (share of the rank's height) the rank's ink runs beyond its
     box to the left or right, in the rank's rows, when followed down to half
     the level it was cut at: a glyph cut whole spreads by its blur alone; a
     glyph whose thin strokes fell under the level was cut in parts, and the
     part kept may be another glyph's shape (the diagonal and bowl of a 3
-    whose top bar is thin make a 5)."""
+    whose top bar is thin make a 5). The ink of `glyphs` (other glyphs,
+    not fragments of the rank) and its blur is not followed."""
     y0, y1 = box.y, box.y2
     low = (ink[y0:y1] > RANK_SPILL_LEVEL * level).astype(np.uint8)
+    if glyphs:
+        near = cv2.dilate(np.isin(labels[y0:y1], glyphs).astype(np.uint8),
+                          np.ones((2 * RANK_SPILL_GAP + 1, 2 * RANK_SPILL_GAP + 1), np.uint8))
+        low[near > 0] = 0
     _, low_labels = cv2.connectedComponents(low, connectivity=8)
     touched = np.unique(low_labels[np.isin(labels[y0:y1], ids)])
     cols = np.flatnonzero(np.isin(low_labels, touched[touched > 0]).any(axis=0))
@@ -321,7 +335,15 @@ class GenericThresholds:
     """Log-likelihood ratios needed, for red ink (hearts or diamonds) and for
     black ink (spades or clubs): the colour settles which two suits compete,
     and the two pairs differ (a spade and a club are far more alike than a
-    heart and a diamond)."""
+    heart and a diamond).
+
+    The rank's ratio is taken twice: over the runner-up among the 13 ranks
+    (`rank_llr`: one rank taken for another, a 3 for a 5, is a wrong card)
+    and over "not a rank" (`rank_x_llr`: a glyph of no standard index, or
+    junk, taken for a rank). The two errors differ: in the fonts' views a
+    rank read for another rank reaches ratios of 50-75, a glyph of no rank
+    read as a rank about 10, so one threshold for both refused every rank
+    that merely looks a little like a letter (a bold J, a looped Q)."""
 
     rank_llr: float = 8.0  # red ink
     suit_llr: float = 8.0
@@ -331,37 +353,49 @@ class GenericThresholds:
     suit_distance: float = 1e9
     red_min: float = 0.08  # red ink at least this red (rank and suit)
     black_max: float = 0.04  # black ink at most this red
+    rank_x_llr: float = 8.0  # red ink
+    rank_x_llr_black: float = 8.0
 
-    def for_colour(self, suits: str) -> tuple[float, float]:
-        """(rank, suit) ratios for the suits the colour allows."""
+    def for_colour(self, suits: str) -> tuple[float, float, float]:
+        """(rank over ranks, rank over no rank, suit) ratios for the suits
+        the colour allows."""
         if suits == RED_SUITS:
-            return self.rank_llr, self.suit_llr
+            return self.rank_llr, self.rank_x_llr, self.suit_llr
         if suits == "SC":
-            return self.rank_llr_black, self.suit_llr_black
-        return max(self.rank_llr, self.rank_llr_black), max(self.suit_llr, self.suit_llr_black)
+            return self.rank_llr_black, self.rank_x_llr_black, self.suit_llr_black
+        return (max(self.rank_llr, self.rank_llr_black),
+                max(self.rank_x_llr, self.rank_x_llr_black),
+                max(self.suit_llr, self.suit_llr_black))
 
 
 @dataclass(frozen=True)
 class Verdict:
     """What the discriminants say of one index, before the thresholds."""
 
-    rank: str
+    rank: str  # NOT_A_RANK when that class scores above every rank
     suit: str
-    rank_llr: float
+    rank_llr: float  # the best rank over the runner-up rank
     suit_llr: float
     rank_d: float
     suit_d: float
     colour: str | None  # suits the ink allows (ink_colour); None: not clear
+    rank_x_llr: float = math.inf  # the best rank over NOT_A_RANK
 
     @property
     def colour_clear(self) -> bool:
         return self.colour is not None
 
-    def sure(self, t: GenericThresholds) -> bool:
+    def margin(self, t: GenericThresholds) -> float:
+        """The smallest of the three ratios over its threshold (at least 1:
+        sure); 0 when the colour is not clear or the glyph is no rank."""
         if self.colour is None or self.rank == NOT_A_RANK:
-            return False
-        rank_llr, suit_llr = t.for_colour(self.colour)
-        return (self.rank_llr >= rank_llr and self.suit_llr >= suit_llr
+            return 0.0
+        need = t.for_colour(self.colour)
+        got = (self.rank_llr, self.rank_x_llr, self.suit_llr)
+        return min(g / max(n, 1e-6) for g, n in zip(got, need, strict=True))
+
+    def sure(self, t: GenericThresholds) -> bool:
+        return (self.margin(t) >= 1.0
                 and self.rank_d <= t.rank_distance and self.suit_d <= t.suit_distance)
 
 
@@ -391,25 +425,28 @@ class GenericReader:
     def verdict(self, parts: IndexParts) -> Verdict:
         rv, sv = rank_vector(parts), suit_vector(parts)
         colour = ink_colour(parts, self.thresholds)
-        r = self.rank.decide(rv)
+        ranks = "".join(lab for lab in self.rank.labels if lab != NOT_A_RANK)
+        r = self.rank.decide(rv, ranks)
+        g = self.rank.scores(rv)
+        over_x = float(g[self.rank.labels.index(r.label)] - g[self.rank.labels.index(NOT_A_RANK)])
         s = self.suit.decide(sv, colour)
-        return Verdict(r.label, s.label, r.llr, s.llr, self.rank.distance(rv, r.label),
-                       self.suit.distance(sv, s.label), colour)
+        return Verdict(r.label if over_x >= 0.0 else NOT_A_RANK, s.label, r.llr, s.llr,
+                       self.rank.distance(rv, r.label), self.suit.distance(sv, s.label),
+                       colour, over_x)
 
     def read_parts(self, parts: IndexParts) -> CornerRead:
         t = self.thresholds
         v = self.verdict(parts)
         raw = (v.rank if v.rank != NOT_A_RANK else "?") + v.suit
-        llr = (min(v.rank_llr, v.suit_llr), v.rank_llr, v.suit_llr)
+        rank_llr = min(v.rank_llr, v.rank_x_llr)
+        llr = (min(rank_llr, v.suit_llr), rank_llr, v.suit_llr)
         if not v.sure(t) or v.colour is None:
             return CornerRead(None, 0.0, raw, llr, 1.0)
         if v.rank == "5" and five_stem(parts.rank_ink) < FIVE_STEM_MIN:
             return CornerRead(None, 0.0, raw, llr, 1.0)
         if parts.rank_spill > RANK_SPILL_MAX:
             return CornerRead(None, 0.0, raw, llr, 1.0)
-        need_rank, need_suit = t.for_colour(v.colour)
-        margin = min(v.rank_llr / need_rank, v.suit_llr / need_suit)
-        conf = float(np.clip(0.5 + 0.25 * (margin - 1.0), 0.5, 1.0))
+        conf = float(np.clip(0.5 + 0.25 * (v.margin(t) - 1.0), 0.5, 1.0))
         return CornerRead(v.rank + v.suit, conf, raw, llr, 1.0)
 
     def read_corner(self, patch: Image) -> CornerRead:

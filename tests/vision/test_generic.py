@@ -24,9 +24,9 @@ GEOMETRY = ShoeGeometry()
 FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 # Seeded samples (seed 12, 300 frames a deck); the 10,000-frame figures are in
 # docs/benchmarks.md. The goal (99 % right, at most 1 misread in 10,000) is
-# NOT met: floors sit under what the reader measures on these seeds (75.0,
-# 65.7 and 74.0 %) so that a regression fails. Misreads must be zero.
-GENERIC_FLOOR = {"npm-svg-cards": 0.67, "npm-cardsjs": 0.55, "house": 0.54}
+# NOT met: floors sit under what the reader measures on these seeds (77.3,
+# 83.7 and 88.0 %) so that a regression fails. Misreads must be zero.
+GENERIC_FLOOR = {"npm-svg-cards": 0.74, "npm-cardsjs": 0.80, "house": 0.84}
 
 
 def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
@@ -60,6 +60,44 @@ def test_generic_reads_decks_it_never_saw(name: str) -> None:
     correct = sum(1 for t, g in results if g == t)
     assert wrong == []
     assert correct / len(results) >= GENERIC_FLOOR[name]
+
+
+def test_a_rank_a_little_like_a_letter_is_read() -> None:
+    """The house deck's bold Q and 10, cardsjs's thin 6 and 10: the model is
+    sure which rank each is (ratio over the runner-up rank 90-140 on the
+    benchmark's frames) and less sure that it is no letter (ratio over "not
+    a rank" 35-60). One threshold for both ratios, set by a 3 of the fonts
+    read as a 5 (57), refused them; the ratio over "not a rank" now has its
+    own threshold, set the same way on the fonts' views (there a glyph of no
+    rank is read as a rank at ratios of 10 at most)."""
+    model = generic_model()
+    t = model.thresholds
+    assert t.rank_x_llr < t.rank_llr and t.rank_x_llr_black < t.rank_llr_black
+    for name, codes in (("house", ("QC", "QD", "TS", "TH")),
+                        ("npm-cardsjs", ("6S", "6H", "TC", "TD"))):
+        cam = ShoeCamera(get_deck(name), seed=19)
+        reads = [(c, read_still(cam.still(c), model, GEOMETRY)[0]) for c in codes * 5]
+        assert [(c, g) for c, g in reads if g not in (c, None)] == []
+        # Measured 20 and 19 of 20 (5 and 7 with one threshold for both).
+        assert sum(c == g for c, g in reads) >= 17
+
+
+def test_a_small_spade_on_a_long_thin_stem_is_read_more_often() -> None:
+    """svg-cards prints a small, domed spade on a long thin stem under its
+    rank, unlike the spades the model was built from (stems short and
+    flared): read between spade and club, most are refused. The spades the
+    build draws now have stems up to 0.3 of their height and as narrow as
+    0.08 wide; more of these spades are read, the clubs as before, none
+    wrong. (Still far from all: the suit is the deck's largest cause of
+    refusals.)"""
+    model = generic_model()
+    cam = ShoeCamera(get_deck("npm-svg-cards"), seed=23)
+    reads = [(c, read_still(cam.still(c), model, GEOMETRY)[0])
+             for c in ("AS", "4S", "7S", "JS", "AC", "4C", "7C", "JC") * 25]
+    assert [(c, g) for c, g in reads if g not in (c, None)] == []
+    # Measured 25 of 100 spades (20 before), 96 of 100 clubs (96 before).
+    assert sum(c == g for c, g in reads if c[1] == "S") >= 24
+    assert sum(c == g for c, g in reads if c[1] == "C") >= 94
 
 
 def test_french_aces_and_courts_are_refused_by_the_generic_reader() -> None:
@@ -197,3 +235,23 @@ def test_a_rank_cut_in_parts_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
         assert whole is not None and whole.rank_spill <= 0.5 * generic.RANK_SPILL_MAX
     monkeypatch.setattr(generic, "RANK_SPILL_MAX", 1e9)  # the check off
     assert model.read_corner(patch).card == "5S"  # this patch needs it
+
+
+@pytest.mark.parametrize("code", ["KD", "TH"])
+def test_a_pip_beside_the_rank_is_not_taken_for_a_rank_cut_in_parts(
+        code: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patches of svg-cards (kept from benchmark frames): a big pip
+    (of the court picture, of the ten's pips) lies a pixel or two beside the
+    rank. Followed down to half its level, the rank's ink ran into the pip,
+    and the whole rank was refused as one cut in parts (about 1.5 % of the
+    deck's frames). Ink of another glyph-sized component, and its blur, is
+    no longer followed; a rank cut in parts is still refused (see above)."""
+    patch = cv2.imread(str(FRAMES / f"svg-cards-{code}-corner-pip-beside-rank.png"))
+    assert patch is not None
+    parts = generic.index_parts(patch)
+    assert parts is not None and parts.rank_spill <= 0.5 * generic.RANK_SPILL_MAX
+    assert generic_model().read_corner(patch).card == code
+    monkeypatch.setattr(generic, "RANK_SPILL_GLYPH", 1e9)  # every glyph followed
+    before = generic.index_parts(patch)
+    assert before is not None and before.rank_spill > generic.RANK_SPILL_MAX
+    assert generic_model().read_corner(patch).card is None
