@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -355,14 +355,22 @@ class GenericThresholds:
     black_max: float = 0.04  # black ink at most this red
     rank_x_llr: float = 8.0  # red ink
     rank_x_llr_black: float = 8.0
+    # The ratio over the runner-up rank needed for one rank read, in one
+    # colour ("5SC": a black 5), where the fonts' views set one lower than
+    # rank_llr: the colour's threshold is set by its most confident
+    # confusion (a 3 read as a 5, a 9 as a Q), which says nothing of reading
+    # a J or an A. Never above the colour's threshold.
+    rank_llr_by: dict[str, float] = field(default_factory=dict)
 
-    def for_colour(self, suits: str) -> tuple[float, float, float]:
+    def for_colour(self, suits: str, rank: str | None = None) -> tuple[float, float, float]:
         """(rank over ranks, rank over no rank, suit) ratios for the suits
-        the colour allows."""
+        the colour allows (and for `rank`, when read)."""
         if suits == RED_SUITS:
-            return self.rank_llr, self.rank_x_llr, self.suit_llr
+            among = self.rank_llr_by.get(f"{rank}{suits}", self.rank_llr)
+            return min(among, self.rank_llr), self.rank_x_llr, self.suit_llr
         if suits == "SC":
-            return self.rank_llr_black, self.rank_x_llr_black, self.suit_llr_black
+            among = self.rank_llr_by.get(f"{rank}{suits}", self.rank_llr_black)
+            return min(among, self.rank_llr_black), self.rank_x_llr_black, self.suit_llr_black
         return (max(self.rank_llr, self.rank_llr_black),
                 max(self.rank_x_llr, self.rank_x_llr_black),
                 max(self.suit_llr, self.suit_llr_black))
@@ -390,7 +398,7 @@ class Verdict:
         sure); 0 when the colour is not clear or the glyph is no rank."""
         if self.colour is None or self.rank == NOT_A_RANK:
             return 0.0
-        need = t.for_colour(self.colour)
+        need = t.for_colour(self.colour, self.rank)
         got = (self.rank_llr, self.rank_x_llr, self.suit_llr)
         return min(g / max(n, 1e-6) for g, n in zip(got, need, strict=True))
 
