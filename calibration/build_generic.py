@@ -39,7 +39,8 @@ What it does, seeded (the same fonts give the same file):
    apart: those that keep the most right reads with at most 1 misread in
    10,000 accepted, times a margin; then, the same way, a lower ratio over
    the runner-up rank for each rank read whose own out-of-fold errors allow
-   it (never under the median ratio of the fonts' rank confusions).
+   it, and for each pair of rank read and runner-up rank (never under the
+   median ratio of the fonts' rank confusions).
    The shipped discriminants are then fitted on every font.
 
 None of the test decks (tests/data/decks) nor the simulator's house deck is
@@ -611,13 +612,16 @@ def _rank_floor(held: list[Scored]) -> float:
 
 
 def _rank_thresholds(held: list[Scored], rank_d: float, suit_d: float, tx: float, ts: float,
-                     floor: float) -> dict[str, float]:
-    """For each rank read: the ratio over the runner-up rank that keeps its
-    misreads (the colour's ratios over "not a rank" and of the suit kept) at
-    most MISREAD_RATE of its reads accepted, and at least `floor`."""
+                     floor: float, pairs: bool = False) -> dict[str, float]:
+    """For each rank read (`pairs`: each rank read over each runner-up
+    rank): the ratio over the runner-up rank that keeps its misreads (the
+    colour's ratios over "not a rank" and of the suit kept) at most
+    MISREAD_RATE of its reads accepted, and at least `floor`."""
     out: dict[str, float] = {}
-    for r in RANKS:
-        v = [s for s in held if s.v.rank == r and s.v.rank_d <= rank_d and s.v.suit_d <= suit_d
+    keys = [r + u for r in RANKS for u in RANKS if u != r] if pairs else list(RANKS)
+    for r in keys:
+        v = [s for s in held if s.v.rank == r[0] and (not pairs or s.v.rank_second == r[1])
+             and s.v.rank_d <= rank_d and s.v.suit_d <= suit_d
              and s.v.rank_x_llr >= tx and s.v.suit_llr >= ts]
         among = np.array([s.v.rank_llr for s in v])
         wrong = np.array([s.v.rank + s.v.suit != s.truth for s in v], bool)
@@ -642,6 +646,7 @@ def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
     rank_d = float(np.percentile([v.rank_d for v in ok], 99.8))
     suit_d = float(np.percentile([v.suit_d for v in ok], 99.8))
     by: dict[str, float] = {}
+    pair: dict[str, float] = {}
     found: dict[str, list[float]] = {}
     for colour in ("HD", "SC"):
         some = [s for s in held if s.v.colour == colour]
@@ -651,12 +656,17 @@ def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
                                      _rank_floor(some)).items():
             if margin * max(t, 1.0) < found[colour][0]:
                 by[r + colour] = round(margin * max(t, 1.0), 3)
+        for ru, t in _rank_thresholds(some, rank_d, suit_d, raw[1], raw[2],
+                                      _rank_floor(some), pairs=True).items():
+            if margin * max(t, 1.0) < by.get(ru[0] + colour, found[colour][0]):
+                pair[ru + colour] = round(margin * max(t, 1.0), 3)
     red, black = found["HD"], found["SC"]
     return GenericThresholds(
         rank_llr=red[0], rank_x_llr=red[1], suit_llr=red[2],
         rank_llr_black=black[0], rank_x_llr_black=black[1], suit_llr_black=black[2],
         rank_distance=rank_d, suit_distance=suit_d,
-        red_min=base.red_min, black_max=base.black_max, rank_llr_by=by)
+        red_min=base.red_min, black_max=base.black_max, rank_llr_by=by,
+        rank_llr_pair=pair)
 
 
 def _sha(path: Path) -> str:
