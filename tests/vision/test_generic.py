@@ -25,8 +25,8 @@ FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 # Seeded samples (seed 12, 300 frames a deck); the 10,000-frame figures are in
 # docs/benchmarks.md. The goal (99 % right, at most 1 misread in 10,000) is
 # NOT met: floors sit under what the reader measures on these seeds (77.3,
-# 83.7 and 88.0 %) so that a regression fails. Misreads must be zero.
-GENERIC_FLOOR = {"npm-svg-cards": 0.74, "npm-cardsjs": 0.80, "house": 0.84}
+# 87.0 and 91.7 %) so that a regression fails. Misreads must be zero.
+GENERIC_FLOOR = {"npm-svg-cards": 0.74, "npm-cardsjs": 0.84, "house": 0.88}
 
 
 def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
