@@ -37,7 +37,10 @@ What it does, seeded (the same fonts give the same file):
    together): the thresholds (log-likelihood ratio, distance to the class)
    are set on the reads of the held-out families, for red and for black ink
    apart: those that keep the most right reads with at most 1 misread in
-   10,000 accepted, times a margin.
+   10,000 accepted, times a margin; then, the same way, a lower ratio over
+   the runner-up rank for each rank read whose own out-of-fold errors allow
+   it, and for each pair of rank read and runner-up rank (never under the
+   median ratio of the fonts' rank confusions).
    The shipped discriminants are then fitted on every font.
 
 None of the test decks (tests/data/decks) nor the simulator's house deck is
@@ -598,6 +601,40 @@ def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float
     return tr, tx, ts
 
 
+def _rank_floor(held: list[Scored]) -> float:
+    """The least ratio over the runner-up rank a rank of its own threshold
+    may be read at: the median ratio of the fonts' rank confusions (a rank
+    read for another, out of fold). A rank the fonts seldom or never
+    confuse is still not read below the ratio half of all confusions reach."""
+    among = [s.v.rank_llr for s in held if s.v.rank != NOT_A_RANK
+             and not s.truth.startswith(NOT_A_RANK) and s.v.rank != s.truth[0]]
+    return float(np.median(among)) if among else 0.0
+
+
+def _rank_thresholds(held: list[Scored], rank_d: float, suit_d: float, tx: float, ts: float,
+                     floor: float, pairs: bool = False) -> dict[str, float]:
+    """For each rank read (`pairs`: each rank read over each runner-up
+    rank): the ratio over the runner-up rank that keeps its misreads (the
+    colour's ratios over "not a rank" and of the suit kept) at most
+    MISREAD_RATE of its reads accepted, and at least `floor`."""
+    out: dict[str, float] = {}
+    keys = [r + u for r in RANKS for u in RANKS if u != r] if pairs else list(RANKS)
+    for r in keys:
+        v = [s for s in held if s.v.rank == r[0] and (not pairs or s.v.rank_second == r[1])
+             and s.v.rank_d <= rank_d and s.v.suit_d <= suit_d
+             and s.v.rank_x_llr >= tx and s.v.suit_llr >= ts]
+        among = np.array([s.v.rank_llr for s in v])
+        wrong = np.array([s.v.rank + s.v.suit != s.truth for s in v], bool)
+        best = 0.0
+        for t in np.arange(0.0, 200.0, 1.0):
+            acc = among >= t
+            if int((acc & wrong).sum()) <= MISREAD_RATE * int(acc.sum()):
+                best = float(t)
+                break  # higher thresholds only lose right reads
+        out[r] = max(best, floor)
+    return out
+
+
 def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
     """From out-of-fold reads. Distances: the 99.8th percentile of right
     reads (a glyph further from its class than nearly every right one is
@@ -608,15 +645,28 @@ def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
     ok = [s.v for s in held if s.v.rank + s.v.suit == s.truth]
     rank_d = float(np.percentile([v.rank_d for v in ok], 99.8))
     suit_d = float(np.percentile([v.suit_d for v in ok], 99.8))
-    red = [margin * max(x, 1.0) for x in
-           _rate_thresholds([s for s in held if s.v.colour == "HD"], rank_d, suit_d)]
-    black = [margin * max(x, 1.0) for x in
-             _rate_thresholds([s for s in held if s.v.colour == "SC"], rank_d, suit_d)]
+    by: dict[str, float] = {}
+    pair: dict[str, float] = {}
+    found: dict[str, list[float]] = {}
+    for colour in ("HD", "SC"):
+        some = [s for s in held if s.v.colour == colour]
+        raw = _rate_thresholds(some, rank_d, suit_d)
+        found[colour] = [margin * max(x, 1.0) for x in raw]
+        for r, t in _rank_thresholds(some, rank_d, suit_d, raw[1], raw[2],
+                                     _rank_floor(some)).items():
+            if margin * max(t, 1.0) < found[colour][0]:
+                by[r + colour] = round(margin * max(t, 1.0), 3)
+        for ru, t in _rank_thresholds(some, rank_d, suit_d, raw[1], raw[2],
+                                      _rank_floor(some), pairs=True).items():
+            if margin * max(t, 1.0) < by.get(ru[0] + colour, found[colour][0]):
+                pair[ru + colour] = round(margin * max(t, 1.0), 3)
+    red, black = found["HD"], found["SC"]
     return GenericThresholds(
         rank_llr=red[0], rank_x_llr=red[1], suit_llr=red[2],
         rank_llr_black=black[0], rank_x_llr_black=black[1], suit_llr_black=black[2],
         rank_distance=rank_d, suit_distance=suit_d,
-        red_min=base.red_min, black_max=base.black_max)
+        red_min=base.red_min, black_max=base.black_max, rank_llr_by=by,
+        rank_llr_pair=pair)
 
 
 def _sha(path: Path) -> str:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -355,14 +355,29 @@ class GenericThresholds:
     black_max: float = 0.04  # black ink at most this red
     rank_x_llr: float = 8.0  # red ink
     rank_x_llr_black: float = 8.0
+    # The ratio over the runner-up rank needed for one rank read, in one
+    # colour ("5SC": a black 5), where the fonts' views set one lower than
+    # rank_llr: the colour's threshold is set by its most confident
+    # confusion (a 3 read as a 5, a 9 as a Q), which says nothing of reading
+    # a J or an A. Never above the colour's threshold.
+    rank_llr_by: dict[str, float] = field(default_factory=dict)
+    # The same for one rank read over one runner-up rank ("J3SC": a black J
+    # whose runner-up is a 3); never above the rank's own threshold.
+    rank_llr_pair: dict[str, float] = field(default_factory=dict)
 
-    def for_colour(self, suits: str) -> tuple[float, float, float]:
+    def for_colour(self, suits: str, rank: str | None = None, second: str | None = None
+                   ) -> tuple[float, float, float]:
         """(rank over ranks, rank over no rank, suit) ratios for the suits
-        the colour allows."""
-        if suits == RED_SUITS:
-            return self.rank_llr, self.rank_x_llr, self.suit_llr
-        if suits == "SC":
-            return self.rank_llr_black, self.rank_x_llr_black, self.suit_llr_black
+        the colour allows (and for `rank` read over the runner-up `second`,
+        when given)."""
+        if suits in (RED_SUITS, "SC"):
+            red = suits == RED_SUITS
+            top = self.rank_llr if red else self.rank_llr_black
+            among = min(top, self.rank_llr_by.get(f"{rank}{suits}", top))
+            among = min(among, self.rank_llr_pair.get(f"{rank}{second}{suits}", among))
+            if red:
+                return among, self.rank_x_llr, self.suit_llr
+            return among, self.rank_x_llr_black, self.suit_llr_black
         return (max(self.rank_llr, self.rank_llr_black),
                 max(self.rank_x_llr, self.rank_x_llr_black),
                 max(self.suit_llr, self.suit_llr_black))
@@ -380,6 +395,7 @@ class Verdict:
     suit_d: float
     colour: str | None  # suits the ink allows (ink_colour); None: not clear
     rank_x_llr: float = math.inf  # the best rank over NOT_A_RANK
+    rank_second: str = ""  # the runner-up rank
 
     @property
     def colour_clear(self) -> bool:
@@ -390,7 +406,7 @@ class Verdict:
         sure); 0 when the colour is not clear or the glyph is no rank."""
         if self.colour is None or self.rank == NOT_A_RANK:
             return 0.0
-        need = t.for_colour(self.colour)
+        need = t.for_colour(self.colour, self.rank, self.rank_second)
         got = (self.rank_llr, self.rank_x_llr, self.suit_llr)
         return min(g / max(n, 1e-6) for g, n in zip(got, need, strict=True))
 
@@ -432,7 +448,7 @@ class GenericReader:
         s = self.suit.decide(sv, colour)
         return Verdict(r.label if over_x >= 0.0 else NOT_A_RANK, s.label, r.llr, s.llr,
                        self.rank.distance(rv, r.label), self.suit.distance(sv, s.label),
-                       colour, over_x)
+                       colour, over_x, r.runner_up)
 
     def read_parts(self, parts: IndexParts) -> CornerRead:
         t = self.thresholds
