@@ -306,9 +306,17 @@ def test_the_syncer_covers_every_request_made_before_a_sync_began() -> None:
     assert gate.calls == 2
 
 
-def test_the_syncer_reports_a_failed_sync_with_the_records_it_covered() -> None:
+@pytest.mark.parametrize(
+    "error",
+    [
+        OSError(28, "No space left on device"),  # the disk's answer
+        # A fault of ours: a worker that died silently would leave the loop waiting.
+        ValueError("file descriptor cannot be a negative integer (-1)"),
+    ],
+    ids=["disk", "fault"],
+)
+def test_a_failed_sync_is_reported_with_the_records_it_covered(error: Exception) -> None:
     answers: list[Synced | SyncFailed] = []
-    error = OSError(28, "No space left on device")
 
     def sync() -> None:
         raise error
@@ -320,23 +328,6 @@ def test_the_syncer_reports_a_failed_sync_with_the_records_it_covered() -> None:
     finally:
         syncer.close()
     assert answers == [SyncFailed(7, error)]
-
-
-def test_a_fault_in_a_sync_is_reported_not_left_to_a_dead_worker() -> None:
-    """A worker that died silently would leave the loop waiting for ever."""
-    answers: list[Synced | SyncFailed] = []
-    error = ValueError("file descriptor cannot be a negative integer (-1)")
-
-    def sync() -> None:
-        raise error
-
-    syncer = Syncer(sync, answers.append)
-    try:
-        syncer.request(3)
-        wait_for(lambda: len(answers) == 1)
-    finally:
-        syncer.close()
-    assert answers == [SyncFailed(3, error)]
 
 
 def test_closing_the_syncer_finishes_the_syncs_asked_for() -> None:
