@@ -286,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.slow_disk is not None and not slowdisk.active():
-        return slowdisk.rerun(args.slow_disk, args.serial_disk)
+        again = ["service", *(sys.argv[1:] if argv is None else argv)]
+        return slowdisk.rerun(args.slow_disk, args.serial_disk, again)
     fsync = not args.no_fsync
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

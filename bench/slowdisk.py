@@ -26,8 +26,8 @@ def active() -> bool:
     return os.environ.get(FLAG) == "1"
 
 
-def rerun(ms: float, serial: bool) -> int:
-    """Build the shim, run this benchmark again with it preloaded; its exit status."""
+def rerun(ms: float, serial: bool, argv: list[str]) -> int:
+    """Build the shim, run `python -m bench ARGV` with it preloaded; its exit status."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         sys.exit("--slow-disk needs a C compiler (cc) to build bench/slowdisk.c")
@@ -44,4 +44,4 @@ def rerun(ms: float, serial: bool) -> int:
             "SLOW_DISK_MS": str(ms),
             "SLOW_DISK_SERIAL": "1" if serial else "0",
         }
-        return subprocess.run([sys.executable, "-m", "bench", *sys.argv[1:]], env=env).returncode
+        return subprocess.run([sys.executable, "-m", "bench", *argv], env=env).returncode

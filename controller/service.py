@@ -10,7 +10,7 @@ published (`_flush`). Timers (the simulator's bots, the terminal view,
 pruning) run in the same loop, Klipper-reactor style: each returns the
 delay to its next run, or None to stop.
 
-The journal's syncs run on their own threads (controller.syncer): the loop
+The journal's syncs run on a thread of their own (controller.syncer): the loop
 journals the next batch while the last one's sync is in flight, and applies
 each batch only once a sync that began after its commit has returned. Timers
 that act on the table (the sim's bots: `every(..., settled=True)`) wait until
@@ -395,6 +395,11 @@ class Service:
             self._settle()
             self._flush()
 
+    def _keep_unjournaled(self, items: list[Item]) -> None:
+        """After a failed sync nothing more is journaled: the driver records among
+        `items` are kept for the log (`_shutdown` lists them)."""
+        self.held += [i for i in items if isinstance(i, DRIVER_RECORDS)]
+
     def _sync_error(self) -> JournalSyncError:
         error = JournalSyncError(
             f"{self.store.path}: the disk failed a sync of the journal ({self.sync_failed}); "
@@ -448,11 +453,8 @@ class Service:
             else:
                 self._handle(item, inputs)
             if self.sync_failed is not None:
-                # Nothing more is journaled: what came is kept for the log (`_shutdown`).
-                self.held += [
-                    *inputs,
-                    *(i for i in items[n + 1 :] if isinstance(i, DRIVER_RECORDS)),
-                ]
+                self.held += inputs
+                self._keep_unjournaled(items[n + 1 :])
                 raise self._sync_error()
         if inputs:
             self._take(inputs)
@@ -472,17 +474,18 @@ class Service:
             self._hold(records)
 
     def _commit(self, records: list[Record], now: float) -> bool:
-        later = self.syncer is not None
+        syncer = self.syncer
         try:
-            first = self.store.append([encode(r) for r in records], at=now, durable=not later)
+            first = self.store.append([encode(r) for r in records], at=now, durable=syncer is None)
         except sqlite3.Error as exc:
             self._halt(f"the journal cannot commit ({exc})")
             return False
         self.unsynced.append((first, records, time.monotonic()))
-        if self.syncer is not None:
-            self.syncer.request(first + len(records) - 1)
+        last = first + len(records) - 1
+        if syncer is not None:
+            syncer.request(last)
         else:
-            self._synced(first + len(records) - 1)  # the commit synced itself (or fsync off)
+            self._synced(last)  # the commit synced itself (or fsync is off)
         return True
 
     def _synced(self, upto: int) -> None:
@@ -721,11 +724,10 @@ class Service:
         with contextlib.suppress(JournalSyncError):
             self.drain()
         if self.sync_failed is not None:
-            # Nothing more is journaled: what is left on the queue goes to the log below.
+            left = []
             while not self.queue.empty():
-                item = self.queue.get_nowait()
-                if isinstance(item, DRIVER_RECORDS):
-                    self.held.append(item)
+                left.append(self.queue.get_nowait())
+            self._keep_unjournaled(left)
         if self.syncer is not None:
             self.syncer.close()
             self.syncer = None  # what is still journaled below syncs as it commits

@@ -8,9 +8,9 @@ next one (group commit), so a slow disk costs a record at most the sync in
 progress and its own, and the loop's own work (applying the batch before,
 publishing) is no longer added on top.
 
-With several workers syncs may finish out of order: `Synced(upto)` means
-every commit up to journal seq `upto` is durable, so the loop keeps the
-highest it has seen.
+One thread: two would halve the wait on a disk that flushes requests in
+parallel, but on one that flushes them in turn (an SD card) they queue behind
+each other and the tail grows (docs/benchmarks.md, "Service").
 """
 
 from __future__ import annotations
@@ -21,12 +21,6 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 log = logging.getLogger("croupier.syncer")
-
-# Syncs in flight at most. One: while it runs the loop journals what comes, and the
-# next sync covers all of it. Two halve the wait on a disk that flushes requests in
-# parallel, but on one that flushes them in turn they queue behind each other and
-# the tail grows (docs/benchmarks.md, "Service").
-WORKERS = 1
 
 
 class Synced(NamedTuple):
@@ -39,27 +33,20 @@ class SyncFailed(NamedTuple):
 
 
 class Syncer:
-    """`request(seq)` after a commit; `sync` runs on a worker; `done` gets the answer
-    (the loop's queue: it is called from the worker threads)."""
+    """`request(seq)` after a commit; `sync` runs on the sync thread; `done` gets the
+    answer (the loop's queue: it is called from that thread)."""
 
     def __init__(
-        self,
-        sync: Callable[[], None],
-        done: Callable[[Synced | SyncFailed], None],
-        workers: int = WORKERS,
+        self, sync: Callable[[], None], done: Callable[[Synced | SyncFailed], None]
     ) -> None:
         self._sync = sync
         self._done = done
         self._wanted = 0  # the highest seq asked for
-        self._claimed = 0  # the highest seq a worker has started a sync for
+        self._claimed = 0  # the highest seq a sync has been started for
         self._closed = False
         self._lock = threading.Condition(threading.Lock())
-        self._threads = [
-            threading.Thread(target=self._work, name=f"journal-sync-{n}", daemon=True)
-            for n in range(workers)
-        ]
-        for thread in self._threads:
-            thread.start()
+        self._thread = threading.Thread(target=self._work, name="journal-sync", daemon=True)
+        self._thread.start()
 
     def request(self, upto: int) -> None:
         with self._lock:
@@ -68,14 +55,13 @@ class Syncer:
                 self._lock.notify()
 
     def close(self) -> None:
-        """Stop the workers once the syncs asked for are done. No time limit: the store
+        """Stop the thread once the syncs asked for are done. No time limit: the store
         closes after this, and a sync still running would flush a descriptor closed, or
         already another file's (a sync that never returns: systemd's stop timeout)."""
         with self._lock:
             self._closed = True
             self._lock.notify_all()
-        for thread in self._threads:
-            thread.join()
+        self._thread.join()
 
     def _work(self) -> None:
         while True:
@@ -85,11 +71,11 @@ class Syncer:
                 if self._wanted <= self._claimed:
                     return  # closed, nothing left to sync
                 # Everything asked for so far is covered by this one sync: requests
-                # that come while it runs go to the next free worker.
+                # that come while it runs share the next one.
                 upto = self._claimed = self._wanted
             try:
                 self._sync()
-            except Exception as exc:  # a dead worker would leave the loop waiting for ever
+            except Exception as exc:  # a dead thread would leave the loop waiting for ever
                 log.critical("the journal's sync failed: %s", exc)
                 self._done(SyncFailed(upto, exc))
             else:

@@ -442,8 +442,8 @@ class GenericReader:
         rv, sv = rank_vector(parts), suit_vector(parts)
         colour = ink_colour(parts, self.thresholds)
         ranks = "".join(lab for lab in self.rank.labels if lab != NOT_A_RANK)
-        r = self.rank.decide(rv, ranks)
         g = self.rank.scores(rv)
+        r = self.rank.decide(rv, ranks, g)
         over_x = float(g[self.rank.labels.index(r.label)] - g[self.rank.labels.index(NOT_A_RANK)])
         s = self.suit.decide(sv, colour)
         return Verdict(r.label if over_x >= 0.0 else NOT_A_RANK, s.label, r.llr, s.llr,

@@ -83,10 +83,11 @@ class Discriminant:
         k = self.labels.index(label)
         return float(z @ z - 2.0 * (xc @ self.weights[:, k] + self.bias[k]))
 
-    def decide(self, x: F32, allowed: str | None = None) -> Decision:
+    def decide(self, x: F32, allowed: str | None = None, scores: F32 | None = None) -> Decision:
         """The best class and its log-likelihood ratio over the runner-up;
-        `allowed`: only the classes whose labels are in it compete."""
-        g = self.scores(x)
+        `allowed`: only the classes whose labels are in it compete; `scores`:
+        `self.scores(x)` when the caller has them already."""
+        g = self.scores(x) if scores is None else scores
         if allowed is not None:
             g = np.where([lab in allowed for lab in self.labels], g, -np.inf).astype(np.float32)
         order = np.argsort(g)[::-1]
