@@ -565,19 +565,19 @@ def tally(scored: list[Scored], t: GenericThresholds) -> dict[str, int]:
 MISREAD_RATE = 1e-4  # the goal: at most 1 misread in 10,000 reads
 
 
-def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float
-                     ) -> tuple[float, float, float]:
-    """The (rank over ranks, rank over no rank, suit) ratio thresholds on a
-    grid that keep the most right reads while the misreads they let through
-    stay at most MISREAD_RATE of the reads they accept. First the suit's
-    with one threshold for both of the rank's ratios, then, the suit's kept,
-    the rank's two apart."""
+def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float, over_x: float
+                     ) -> tuple[float, float]:
+    """The (rank over ranks, suit) ratio thresholds on a grid that keep the
+    most right reads while the misreads they let through stay at most
+    MISREAD_RATE of the reads they accept, the rank's ratio over no rank at
+    least `over_x`. First the suit's, with one threshold for both of the
+    rank's ratios, then, the suit's kept, the rank's."""
     v = [s.v for s in held]
     usable = np.array([x.rank != NOT_A_RANK and x.rank_d <= rank_d and x.suit_d <= suit_d
                        for x in v], bool)
     right = np.array([x.rank + x.suit == s.truth for x, s in zip(v, held, strict=True)], bool)
     among = np.array([x.rank_llr for x in v])
-    over_x = np.array([x.rank_x_llr for x in v])
+    over = np.array([x.rank_x_llr for x in v])
     s_llr = np.array([x.suit_llr for x in v])
 
     def search(ok: npt.NDArray[np.bool_], first: npt.NDArray[np.float64],
@@ -596,9 +596,9 @@ def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float
                     break  # higher second thresholds only lose right reads
         return best
 
-    _, ts, _ = search(usable, s_llr, np.minimum(among, over_x))
-    _, tr, tx = search(usable & (s_llr >= ts), among, over_x)
-    return tr, tx, ts
+    _, ts, _ = search(usable, s_llr, np.minimum(among, over))
+    _, tr, _ = search(usable & (s_llr >= ts) & (over >= over_x), among, np.zeros_like(among))
+    return tr, ts
 
 
 def _rank_floor(held: list[Scored]) -> float:
@@ -635,12 +635,47 @@ def _rank_thresholds(held: list[Scored], rank_d: float, suit_d: float, tx: float
     return out
 
 
+# Ratios over "not a rank" tried for each colour (see choose_thresholds).
+OVER_X_GRID = (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0, 30.0, 40.0,
+               50.0, 60.0, 80.0, 100.0)
+
+
+def _colour_thresholds(some: list[Scored], colour: str, rank_d: float, suit_d: float,
+                       over_x: float, margin: float
+                       ) -> tuple[list[float], dict[str, float], dict[str, float]]:
+    """One colour's thresholds, its ratio over "not a rank" given: ([rank over
+    ranks, rank over no rank, suit], per rank read, per pair)."""
+    tr, ts = _rate_thresholds(some, rank_d, suit_d, over_x)
+    found = [margin * max(x, 1.0) for x in (tr, over_x, ts)]
+    by: dict[str, float] = {}
+    pair: dict[str, float] = {}
+    floor = _rank_floor(some)
+    for r, t in _rank_thresholds(some, rank_d, suit_d, over_x, ts, floor).items():
+        if margin * max(t, 1.0) < found[0]:
+            by[r + colour] = round(margin * max(t, 1.0), 3)
+    for ru, t in _rank_thresholds(some, rank_d, suit_d, over_x, ts, floor, pairs=True).items():
+        if margin * max(t, 1.0) < by.get(ru[0] + colour, found[0]):
+            pair[ru + colour] = round(margin * max(t, 1.0), 3)
+    return found, by, pair
+
+
 def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
     """From out-of-fold reads. Distances: the 99.8th percentile of right
     reads (a glyph further from its class than nearly every right one is
     unlike the fonts). Likelihood ratios, for red ink and for black ink
     apart: those that keep the most right reads with at most MISREAD_RATE
-    misreads among the reads accepted, times `margin`."""
+    misreads among the reads accepted, times `margin`.
+
+    The ratio over "not a rank" and the ratios over the runner-up rank stop
+    the same misreads in part (a letter taken for a rank has a runner-up
+    rank too), so they are chosen together: for each ratio over "not a rank"
+    of OVER_X_GRID, the colour's other thresholds, then each rank's and each
+    pair's; kept, the choice under which the colour's out-of-fold reads,
+    glyphs of no rank included, give the most right reads with misreads at
+    most MISREAD_RATE of those accepted. (Chosen alone, before the ranks'
+    own thresholds, one confusion could set the ratio over "not a rank"
+    anywhere between 1 and 60 at about the same count: and the ranks' own
+    thresholds then no longer ask what they need.)"""
     base = GenericThresholds()
     ok = [s.v for s in held if s.v.rank + s.v.suit == s.truth]
     rank_d = float(np.percentile([v.rank_d for v in ok], 99.8))
@@ -650,16 +685,22 @@ def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
     found: dict[str, list[float]] = {}
     for colour in ("HD", "SC"):
         some = [s for s in held if s.v.colour == colour]
-        raw = _rate_thresholds(some, rank_d, suit_d)
-        found[colour] = [margin * max(x, 1.0) for x in raw]
-        for r, t in _rank_thresholds(some, rank_d, suit_d, raw[1], raw[2],
-                                     _rank_floor(some)).items():
-            if margin * max(t, 1.0) < found[colour][0]:
-                by[r + colour] = round(margin * max(t, 1.0), 3)
-        for ru, t in _rank_thresholds(some, rank_d, suit_d, raw[1], raw[2],
-                                      _rank_floor(some), pairs=True).items():
-            if margin * max(t, 1.0) < by.get(ru[0] + colour, found[colour][0]):
-                pair[ru + colour] = round(margin * max(t, 1.0), 3)
+        best: tuple[int, list[float], dict[str, float], dict[str, float]] | None = None
+        for over_x in OVER_X_GRID:
+            f, b, p = _colour_thresholds(some, colour, rank_d, suit_d, over_x, margin)
+            kw = (dict(rank_llr=f[0], rank_x_llr=f[1], suit_llr=f[2]) if colour == "HD" else
+                  dict(rank_llr_black=f[0], rank_x_llr_black=f[1], suit_llr_black=f[2]))
+            got = tally(some, GenericThresholds(rank_distance=rank_d, suit_distance=suit_d,
+                                                rank_llr_by=b, rank_llr_pair=p, **kw))
+            if got["wrong"] > MISREAD_RATE * (got["right"] + got["wrong"]):
+                continue
+            if best is None or got["right"] > best[0]:
+                best = (got["right"], f, b, p)
+        if best is None:
+            raise ValueError(f"no thresholds keep the misreads of {colour} within the goal")
+        _, found[colour], b, p = best
+        by |= b
+        pair |= p
     red, black = found["HD"], found["SC"]
     return GenericThresholds(
         rank_llr=red[0], rank_x_llr=red[1], suit_llr=red[2],
