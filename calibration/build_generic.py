@@ -1,8 +1,9 @@
 """Build the generic reader's model from fonts: `python -m calibration.build_generic`.
 
-Development time only (needs Pillow, a dev dependency, and the Debian font
-packages below); the run-time reader (drivers.camera.generic) loads the
-file this writes, `drivers/camera/data/generic.npz`, with numpy alone.
+Development time only (needs Pillow, a dev dependency, PyTorch, the `build`
+extra, for the suit network, and the Debian font packages below); the
+run-time reader (drivers.camera.generic) loads the file this writes,
+`drivers/camera/data/generic.npz`, with numpy alone.
 
     apt-get install fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-liberation2 \\
         fonts-freefont-ttf fonts-urw-base35 fonts-croscore fonts-crosextra-carlito \\
@@ -12,7 +13,7 @@ file this writes, `drivers/camera/data/generic.npz`, with numpy alone.
         fonts-roboto-slab fonts-quattrocento fonts-adf-accanthis fonts-adf-baskervald \\
         fonts-adf-berenis fonts-adf-gillius fonts-adf-libris fonts-adf-romande \\
         fonts-adf-switzera fonts-adf-universalis fonts-adf-verana
-    .venv/bin/pip install -e '.[dev]'
+    .venv/bin/pip install -e '.[dev,build]'
     .venv/bin/python -m calibration.build_generic
 
 What it does, seeded (the same fonts give the same file):
@@ -32,7 +33,9 @@ What it does, seeded (the same fonts give the same file):
    glare, defocus, motion blur, noise, JPEG), the corner finder and the
    index segmentation of the run-time reader; what the reader sees is what
    the discriminants are fitted on (views the segmentation cut wrongly are
-   left out of training).
+   left out of training). The suit discriminant reads, beside the
+   hand-made features, the embedding of a small convolutional network
+   (calibration.convnet_train) trained on the same glyphs first.
 4. Cross-validation by font family (5 folds: a family's fonts are held out
    together): the thresholds (log-likelihood ratio, distance to the class)
    are set on the reads of the held-out families, for red and for black ink
@@ -40,8 +43,10 @@ What it does, seeded (the same fonts give the same file):
    10,000 accepted, times a margin; then, the same way, a lower ratio over
    the runner-up rank for each rank read whose own out-of-fold errors allow
    it, and for each pair of rank read and runner-up rank (never under the
-   median ratio of the fonts' rank confusions).
-   The shipped discriminants are then fitted on every font.
+   median ratio of the fonts' rank confusions). The ratio over "not a rank"
+   is chosen with these, from a grid, for the most right reads. Each fold
+   trains its own suit network: the held-out families are new to it.
+   The shipped network and discriminants are then fitted on every font.
 
 None of the test decks (tests/data/decks) nor the simulator's house deck is
 used: their fonts and suit shapes are never rendered here.
@@ -62,6 +67,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.convnet import ConvNet
 from drivers.camera.corner import MARGIN, corner_patch, shoe_corners
 from drivers.camera.generic import (
     MODEL_PATH,
@@ -73,6 +79,7 @@ from drivers.camera.generic import (
     index_parts,
     rank_vector,
     save_model,
+    suit_image,
     suit_vector,
 )
 from drivers.camera.glyphs import Image
@@ -525,15 +532,29 @@ def generate(fonts: list[Font], per_rank: int, per_other: int, seed: int,
 # --- training and thresholds ---------------------------------------------
 
 
-def train(samples: Samples, shrink: float, keep: npt.NDArray[np.bool_] | None = None
-          ) -> tuple[Discriminant, Discriminant]:
-    """Rank and suit discriminants on the samples (those `keep` marks)."""
+SUIT_NETS = 2  # suit networks per model (see GenericReader.suit_nets)
+
+
+def train(samples: Samples, shrink: float, seed: int,
+          keep: npt.NDArray[np.bool_] | None = None
+          ) -> tuple[Discriminant, Discriminant, tuple[ConvNet, ...]]:
+    """Rank and suit discriminants, and the suit networks whose embeddings
+    the suit discriminant reads, on the samples (those `keep` marks). The
+    networks are trained on the same glyphs as the discriminants: out of
+    fold, the held-out families are new to all of them."""
+    from calibration.convnet_train import train_convnet
+
     idx = np.arange(len(samples.truth)) if keep is None else np.nonzero(keep)[0]
     rank = Discriminant.train(np.stack([samples.rank_x[i] for i in idx]),
                               [samples.rank_y[i] for i in idx], shrink, whitener=True)
-    suit = Discriminant.train(np.stack([samples.suit_x[i] for i in idx]),
+    images = [suit_image(samples.parts[i]) for i in idx]
+    nets = tuple(train_convnet(np.stack([im for im, _ in images]),
+                               np.array([a for _, a in images], np.float32),
+                               [samples.suit_y[i] for i in idx], 100 * seed + j)
+                 for j in range(SUIT_NETS))
+    suit = Discriminant.train(np.stack([suit_vector(samples.parts[i], nets) for i in idx]),
                               [samples.suit_y[i] for i in idx], shrink, whitener=True)
-    return rank, suit
+    return rank, suit, nets
 
 
 @dataclass(frozen=True)
@@ -597,6 +618,16 @@ def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float, over_x: f
         return best
 
     _, ts, _ = search(usable, s_llr, np.minimum(among, over))
+    # The rank's ratios or the distance may stop every suit confusion of the
+    # fonts (a glyph blurred enough to take for the other suit often leaves
+    # its rank unsure too), and the suit's own threshold fall to nothing: it
+    # is kept at least at the median ratio of the fonts' suit confusions
+    # within the distances, as a rank's is; of all of them when none is.
+    confused = np.array([x.rank != NOT_A_RANK and x.suit != s.truth[1]
+                         for x, s in zip(v, held, strict=True)])
+    near = confused & usable
+    if confused.any():
+        ts = max(ts, float(np.median(s_llr[near if near.any() else confused])))
     _, tr, _ = search(usable & (s_llr >= ts) & (over >= over_x), among, np.zeros_like(among))
     return tr, ts
 
@@ -735,8 +766,9 @@ def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
     fold_of = np.array([folds[f] for f in data.family])
     held: list[Scored] = []
     for k in range(FOLDS):
-        rank, suit = train(data, shrink, fold_of != k)
-        held += score(GenericReader(rank, suit, GenericThresholds(), {}), data, fold_of == k)
+        rank, suit, nets = train(data, shrink, seed + 1 + k, fold_of != k)
+        held += score(GenericReader(rank, suit, GenericThresholds(), {}, suit_nets=nets), data,
+                      fold_of == k)
     t = choose_thresholds(held, margin)
     if dump is not None:  # for looking into the errors (pickle: development only)
         import pickle
@@ -757,7 +789,7 @@ def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
     print(f"thresholds {t}", file=sys.stderr)
     print(f"out of fold: cards {tally(cards, t)}, no-rank glyphs {tally(others, t)}",
           file=sys.stderr)
-    rank, suit = train(data, shrink)  # the shipped model: every font
+    rank, suit, nets = train(data, shrink, seed)  # the shipped model: every font
     meta: dict[str, Any] = {
         "built_by": "calibration.build_generic",
         "seed": seed, "per_rank": per_rank, "per_other": per_other, "shrink": shrink,
@@ -767,7 +799,7 @@ def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
                   "miscut": data.miscut},
         "out_of_fold": {"cards": tally(cards, t), "not_ranks": tally(others, t)},
     }
-    reader = GenericReader(rank, suit, t, meta)
+    reader = GenericReader(rank, suit, t, meta, suit_nets=nets)
     save_model(reader, out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)", file=sys.stderr)
     return reader

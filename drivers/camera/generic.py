@@ -7,7 +7,9 @@ of the deck. The index is found in the patch from its ink: the rank is the
 first glyph line in the card's index column (one or two components: a ten),
 the suit the glyph right under it. Each glyph is cut at its box and
 stretched to a fixed size (condensed and wide fonts alike), described by its
-ink and its gradient directions, then read by a linear discriminant
+ink and its gradient directions (the suit also by a small convolutional
+network's embedding, drivers.camera.convnet: a small spade and a small club
+differ by a few blurred pixels), then read by a linear discriminant
 (drivers.camera.lda, as in the calibrated reader).
 
 The discriminants are not trained here: `calibration.build_generic` renders
@@ -40,6 +42,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.convnet import ConvNet
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
 from drivers.camera.glyphs import Box, FloatMap, Image
 from drivers.camera.lda import Discriminant
@@ -51,6 +54,7 @@ VERSION = 1
 
 RANK_SIZE = (12, 18)  # width, height of a normalised rank glyph (pixel part)
 SUIT_SIZE = (12, 12)
+SUIT_NET_SIZE = (24, 24)  # the suit glyph as the suit network sees it
 NOT_A_RANK = "x"  # the discriminant's class for glyphs that are no rank
 RED_SUITS = "HD"
 
@@ -326,8 +330,21 @@ def rank_vector(parts: IndexParts) -> npt.NDArray[np.float32]:
     return glyph_vector(parts.rank_ink, RANK_SIZE, (24, 36), (4, 6))
 
 
-def suit_vector(parts: IndexParts) -> npt.NDArray[np.float32]:
-    return glyph_vector(parts.suit_ink, SUIT_SIZE, (24, 24), (4, 4))
+def suit_image(parts: IndexParts) -> tuple[FloatMap, float]:
+    """The suit glyph as the suit network takes it: stretched to
+    SUIT_NET_SIZE, ink peak 1, and its log aspect ratio."""
+    h, w = parts.suit_ink.shape
+    return _normalised(parts.suit_ink, SUIT_NET_SIZE), math.log(max(w, 1) / max(h, 1))
+
+
+def suit_vector(parts: IndexParts, nets: tuple[ConvNet, ...] = ()) -> npt.NDArray[np.float32]:
+    """The suit's hand-made features, then the embedding of the glyph by
+    each of the model's suit networks."""
+    hand = glyph_vector(parts.suit_ink, SUIT_SIZE, (24, 24), (4, 4))
+    if not nets:
+        return hand
+    image, aspect = suit_image(parts)
+    return np.concatenate([hand, *(net.embed(image, aspect) for net in nets)]).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -437,9 +454,14 @@ class GenericReader:
     thresholds: GenericThresholds
     meta: dict[str, Any]
     name: str = "generic"
+    # Learnt suit features (drivers.camera.convnet), read by `suit` beside
+    # the hand-made ones: networks trained alike from different seeds, whose
+    # embeddings together vary less from one build to the next than one
+    # alone. None in a model built without them.
+    suit_nets: tuple[ConvNet, ...] = ()
 
     def verdict(self, parts: IndexParts) -> Verdict:
-        rv, sv = rank_vector(parts), suit_vector(parts)
+        rv, sv = rank_vector(parts), suit_vector(parts, self.suit_nets)
         colour = ink_colour(parts, self.thresholds)
         ranks = "".join(lab for lab in self.rank.labels if lab != NOT_A_RANK)
         g = self.rank.scores(rv)
@@ -485,6 +507,8 @@ def save_model(reader: GenericReader, path: Path) -> None:
         arrays[f"{part}_bias"] = d.bias
         arrays[f"{part}_mean"] = d.mean
         arrays[f"{part}_whitener"] = d.whitener
+    for i, net in enumerate(reader.suit_nets):
+        arrays |= net.arrays(f"suit_net{i}")
     meta = dict(reader.meta)
     meta["labels"] = {"rank": reader.rank.labels, "suit": reader.suit.labels}
     meta["thresholds"] = reader.thresholds.__dict__
@@ -506,8 +530,12 @@ def load_model(path: Path = MODEL_PATH) -> GenericReader:
                 np.asarray(data[f"{part}_bias"], np.float32),
                 np.asarray(data[f"{part}_mean"], np.float32),
                 whitener=np.asarray(data[f"{part}_whitener"], np.float32))
+        arrays = dict(data)
+        nets: list[ConvNet] = []
+        while (net := ConvNet.from_arrays(arrays, f"suit_net{len(nets)}")) is not None:
+            nets.append(net)
     thresholds = GenericThresholds(**meta["thresholds"])
-    return GenericReader(parts["rank"], parts["suit"], thresholds, meta)
+    return GenericReader(parts["rank"], parts["suit"], thresholds, meta, suit_nets=tuple(nets))
 
 
 @functools.lru_cache(maxsize=1)
