@@ -95,6 +95,16 @@ RANK_SPILL_MAX = 0.1
 # (the serif of a thin top bar) is smaller.
 RANK_SPILL_GLYPH = 0.6
 RANK_SPILL_GAP = 2
+# The same above the rank: the share of the rank's columns with ink (over
+# RANK_SPILL_LEVEL of its level) in the rows from RANK_CAP_REACH of its
+# height above its box down to its blur (RANK_SPILL_GAP px), ink that runs
+# on beyond its columns left out. A 5 whose thin top bar and stem fell under
+# the level leaves its bowl, which reads as a J (svg-cards, 2 in 10,000
+# frames once its small spades were read). A J with more than RANK_CAP_MAX
+# is refused. Only a J: the house deck has ink there over 2-3 % of its
+# right reads of other ranks (not a J's), and no other misread came of it.
+RANK_CAP_REACH = 0.5
+RANK_CAP_MAX = 0.25
 
 
 def five_stem(rank_ink: FloatMap) -> float:
@@ -117,6 +127,7 @@ class IndexParts:
     rank_red: float  # mean (R - max(G, B)) / 255 over the glyph's ink; NaN: grey image
     suit_red: float
     rank_spill: float = 0.0  # see rank_spill()
+    rank_cap: float = 0.0  # see rank_cap()
 
 
 def ink_map(patch: Image) -> FloatMap:
@@ -237,11 +248,31 @@ def index_parts(patch: Image) -> IndexParts | None:
         rank_spill=rank_spill(ink, labels, group, rb, own if own < level else level,
                               [j for j in range(1, n) if j not in group
                                and boxes[j].h >= RANK_SPILL_GLYPH * rb.h]),
+        rank_cap=rank_cap(ink, rb, own if own < level else level),
         rank_box=rb, suit_box=sb,
         rank_ink=_cut(ink, labels, group, rb), suit_ink=_cut(ink, labels, suit, sb),
         rank_parts=len([j for j in group if area[j] >= 0.15 * area[seed]]),
         rank_red=_redness(patch, labels, group), suit_red=_redness(patch, labels, suit),
     )
+
+
+def rank_cap(ink: FloatMap, box: Box, level: float) -> float:
+    """Share of the rank's columns with ink over RANK_SPILL_LEVEL of the
+    level it was cut at above its box (see RANK_CAP_REACH). Ink that runs
+    on past the rank's columns (the card's edge, a printed border) is no
+    part of it and not counted."""
+    top = max(0, box.y - round(RANK_CAP_REACH * box.h))
+    bottom = max(top, box.y - RANK_SPILL_GAP)
+    x0 = max(0, box.x - box.w)
+    band = (ink[top:bottom, x0 : box.x2 + box.w] > RANK_SPILL_LEVEL * level).astype(np.uint8)
+    if band.size == 0 or not band.any():
+        return 0.0
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(band, connectivity=8)
+    left, right = box.x - x0 - RANK_SPILL_GAP, box.x2 - x0 + RANK_SPILL_GAP
+    inside = [i for i in range(1, n)
+              if stats[i, 0] >= left and stats[i, 0] + stats[i, 2] <= right]
+    cols = np.isin(labels[:, box.x - x0 : box.x2 - x0], inside).any(axis=0)
+    return float(cols.mean()) if cols.size else 0.0
 
 
 def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box,
@@ -483,6 +514,8 @@ class GenericReader:
         if v.rank == "5" and five_stem(parts.rank_ink) < FIVE_STEM_MIN:
             return CornerRead(None, 0.0, raw, llr, 1.0)
         if parts.rank_spill > RANK_SPILL_MAX:
+            return CornerRead(None, 0.0, raw, llr, 1.0)
+        if v.rank == "J" and parts.rank_cap > RANK_CAP_MAX:
             return CornerRead(None, 0.0, raw, llr, 1.0)
         conf = float(np.clip(0.5 + 0.25 * (v.margin(t) - 1.0), 0.5, 1.0))
         return CornerRead(v.rank + v.suit, conf, raw, llr, 1.0)

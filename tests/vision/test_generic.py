@@ -301,6 +301,28 @@ def test_a_rank_cut_in_parts_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
     assert model.read_corner(patch).card == "5S"  # this patch needs it
 
 
+def test_a_j_under_ink_of_its_own_columns_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of an svg-cards 5S (benchmark frame, seed 2024): the 5's
+    thin top bar and stem fell under the ink level, its bowl alone was cut
+    as the rank and read as a J, surely (ratio 142), once the small spade
+    under it was read. Above the bowl, in its own columns, lies the rest of
+    the 5: a J with ink there is refused. Ink that runs on past the rank's
+    columns (the card's edge, a printed border) is not counted."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-5S-corner-bowl-only.png"))
+    assert patch is not None
+    parts = generic.index_parts(patch)
+    assert parts is not None
+    assert parts.rank_cap > generic.RANK_CAP_MAX
+    model = generic_model()
+    assert model.read_corner(patch).card in (None, "5S")
+    ink = np.zeros((80, 60), np.float32)
+    ink[30:60, 20:35] = 1.0  # a rank
+    ink[20:22, 0:60] = 1.0  # a line across, above it
+    assert generic.rank_cap(ink, generic.Box(20, 30, 15, 30), 0.5) == 0.0
+    monkeypatch.setattr(generic, "RANK_CAP_MAX", 1e9)  # the check off
+    assert model.read_corner(patch).card == "JS"  # this patch needs it
+
+
 @pytest.mark.parametrize("code", ["KD", "TH"])
 def test_a_pip_beside_the_rank_is_not_taken_for_a_rank_cut_in_parts(
         code: str, monkeypatch: pytest.MonkeyPatch) -> None:
