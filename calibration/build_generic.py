@@ -1,8 +1,9 @@
 """Build the generic reader's model from fonts: `python -m calibration.build_generic`.
 
-Development time only (needs Pillow, a dev dependency, and the Debian font
-packages below); the run-time reader (drivers.camera.generic) loads the
-file this writes, `drivers/camera/data/generic.npz`, with numpy alone.
+Development time only (needs Pillow, a dev dependency, PyTorch, the `build`
+extra, for the suit network, and the Debian font packages below); the
+run-time reader (drivers.camera.generic) loads the file this writes,
+`drivers/camera/data/generic.npz`, with numpy alone.
 
     apt-get install fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-liberation2 \\
         fonts-freefont-ttf fonts-urw-base35 fonts-croscore fonts-crosextra-carlito \\
@@ -12,7 +13,7 @@ file this writes, `drivers/camera/data/generic.npz`, with numpy alone.
         fonts-roboto-slab fonts-quattrocento fonts-adf-accanthis fonts-adf-baskervald \\
         fonts-adf-berenis fonts-adf-gillius fonts-adf-libris fonts-adf-romande \\
         fonts-adf-switzera fonts-adf-universalis fonts-adf-verana
-    .venv/bin/pip install -e '.[dev]'
+    .venv/bin/pip install -e '.[dev,build]'
     .venv/bin/python -m calibration.build_generic
 
 What it does, seeded (the same fonts give the same file):
@@ -32,7 +33,9 @@ What it does, seeded (the same fonts give the same file):
    glare, defocus, motion blur, noise, JPEG), the corner finder and the
    index segmentation of the run-time reader; what the reader sees is what
    the discriminants are fitted on (views the segmentation cut wrongly are
-   left out of training).
+   left out of training). The suit discriminant reads, beside the
+   hand-made features, the embedding of a small convolutional network
+   (calibration.convnet_train) trained on the same glyphs first.
 4. Cross-validation by font family (5 folds: a family's fonts are held out
    together): the thresholds (log-likelihood ratio, distance to the class)
    are set on the reads of the held-out families, for red and for black ink
@@ -40,8 +43,10 @@ What it does, seeded (the same fonts give the same file):
    10,000 accepted, times a margin; then, the same way, a lower ratio over
    the runner-up rank for each rank read whose own out-of-fold errors allow
    it, and for each pair of rank read and runner-up rank (never under the
-   median ratio of the fonts' rank confusions).
-   The shipped discriminants are then fitted on every font.
+   median ratio of the fonts' rank confusions). The ratio over "not a rank"
+   is chosen with these, from a grid, for the most right reads. Each fold
+   trains its own suit network: the held-out families are new to it.
+   The shipped network and discriminants are then fitted on every font.
 
 None of the test decks (tests/data/decks) nor the simulator's house deck is
 used: their fonts and suit shapes are never rendered here.
@@ -62,6 +67,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.convnet import ConvNet
 from drivers.camera.corner import MARGIN, corner_patch, shoe_corners
 from drivers.camera.generic import (
     MODEL_PATH,
@@ -73,6 +79,7 @@ from drivers.camera.generic import (
     index_parts,
     rank_vector,
     save_model,
+    suit_image,
     suit_vector,
 )
 from drivers.camera.glyphs import Image
@@ -525,15 +532,29 @@ def generate(fonts: list[Font], per_rank: int, per_other: int, seed: int,
 # --- training and thresholds ---------------------------------------------
 
 
-def train(samples: Samples, shrink: float, keep: npt.NDArray[np.bool_] | None = None
-          ) -> tuple[Discriminant, Discriminant]:
-    """Rank and suit discriminants on the samples (those `keep` marks)."""
+SUIT_NETS = 2  # suit networks per model (see GenericReader.suit_nets)
+
+
+def train(samples: Samples, shrink: float, seed: int,
+          keep: npt.NDArray[np.bool_] | None = None
+          ) -> tuple[Discriminant, Discriminant, tuple[ConvNet, ...]]:
+    """Rank and suit discriminants, and the suit networks whose embeddings
+    the suit discriminant reads, on the samples (those `keep` marks). The
+    networks are trained on the same glyphs as the discriminants: out of
+    fold, the held-out families are new to all of them."""
+    from calibration.convnet_train import train_convnet
+
     idx = np.arange(len(samples.truth)) if keep is None else np.nonzero(keep)[0]
     rank = Discriminant.train(np.stack([samples.rank_x[i] for i in idx]),
                               [samples.rank_y[i] for i in idx], shrink, whitener=True)
-    suit = Discriminant.train(np.stack([samples.suit_x[i] for i in idx]),
+    images = [suit_image(samples.parts[i]) for i in idx]
+    nets = tuple(train_convnet(np.stack([im for im, _ in images]),
+                               np.array([a for _, a in images], np.float32),
+                               [samples.suit_y[i] for i in idx], 100 * seed + j)
+                 for j in range(SUIT_NETS))
+    suit = Discriminant.train(np.stack([suit_vector(samples.parts[i], nets) for i in idx]),
                               [samples.suit_y[i] for i in idx], shrink, whitener=True)
-    return rank, suit
+    return rank, suit, nets
 
 
 @dataclass(frozen=True)
@@ -565,19 +586,19 @@ def tally(scored: list[Scored], t: GenericThresholds) -> dict[str, int]:
 MISREAD_RATE = 1e-4  # the goal: at most 1 misread in 10,000 reads
 
 
-def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float
-                     ) -> tuple[float, float, float]:
-    """The (rank over ranks, rank over no rank, suit) ratio thresholds on a
-    grid that keep the most right reads while the misreads they let through
-    stay at most MISREAD_RATE of the reads they accept. First the suit's
-    with one threshold for both of the rank's ratios, then, the suit's kept,
-    the rank's two apart."""
+def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float, over_x: float
+                     ) -> tuple[float, float]:
+    """The (rank over ranks, suit) ratio thresholds on a grid that keep the
+    most right reads while the misreads they let through stay at most
+    MISREAD_RATE of the reads they accept, the rank's ratio over no rank at
+    least `over_x`. First the suit's, with one threshold for both of the
+    rank's ratios, then, the suit's kept, the rank's."""
     v = [s.v for s in held]
     usable = np.array([x.rank != NOT_A_RANK and x.rank_d <= rank_d and x.suit_d <= suit_d
                        for x in v], bool)
     right = np.array([x.rank + x.suit == s.truth for x, s in zip(v, held, strict=True)], bool)
     among = np.array([x.rank_llr for x in v])
-    over_x = np.array([x.rank_x_llr for x in v])
+    over = np.array([x.rank_x_llr for x in v])
     s_llr = np.array([x.suit_llr for x in v])
 
     def search(ok: npt.NDArray[np.bool_], first: npt.NDArray[np.float64],
@@ -596,9 +617,19 @@ def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float
                     break  # higher second thresholds only lose right reads
         return best
 
-    _, ts, _ = search(usable, s_llr, np.minimum(among, over_x))
-    _, tr, tx = search(usable & (s_llr >= ts), among, over_x)
-    return tr, tx, ts
+    _, ts, _ = search(usable, s_llr, np.minimum(among, over))
+    # The rank's ratios or the distance may stop every suit confusion of the
+    # fonts (a glyph blurred enough to take for the other suit often leaves
+    # its rank unsure too), and the suit's own threshold fall to nothing: it
+    # is kept at least at the median ratio of the fonts' suit confusions
+    # within the distances, as a rank's is; of all of them when none is.
+    confused = np.array([x.rank != NOT_A_RANK and x.suit != s.truth[1]
+                         for x, s in zip(v, held, strict=True)])
+    near = confused & usable
+    if confused.any():
+        ts = max(ts, float(np.median(s_llr[near if near.any() else confused])))
+    _, tr, _ = search(usable & (s_llr >= ts) & (over >= over_x), among, np.zeros_like(among))
+    return tr, ts
 
 
 def _rank_floor(held: list[Scored]) -> float:
@@ -635,12 +666,47 @@ def _rank_thresholds(held: list[Scored], rank_d: float, suit_d: float, tx: float
     return out
 
 
+# Ratios over "not a rank" tried for each colour (see choose_thresholds).
+OVER_X_GRID = (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0, 30.0, 40.0,
+               50.0, 60.0, 80.0, 100.0)
+
+
+def _colour_thresholds(some: list[Scored], colour: str, rank_d: float, suit_d: float,
+                       over_x: float, margin: float
+                       ) -> tuple[list[float], dict[str, float], dict[str, float]]:
+    """One colour's thresholds, its ratio over "not a rank" given: ([rank over
+    ranks, rank over no rank, suit], per rank read, per pair)."""
+    tr, ts = _rate_thresholds(some, rank_d, suit_d, over_x)
+    found = [margin * max(x, 1.0) for x in (tr, over_x, ts)]
+    by: dict[str, float] = {}
+    pair: dict[str, float] = {}
+    floor = _rank_floor(some)
+    for r, t in _rank_thresholds(some, rank_d, suit_d, over_x, ts, floor).items():
+        if margin * max(t, 1.0) < found[0]:
+            by[r + colour] = round(margin * max(t, 1.0), 3)
+    for ru, t in _rank_thresholds(some, rank_d, suit_d, over_x, ts, floor, pairs=True).items():
+        if margin * max(t, 1.0) < by.get(ru[0] + colour, found[0]):
+            pair[ru + colour] = round(margin * max(t, 1.0), 3)
+    return found, by, pair
+
+
 def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
     """From out-of-fold reads. Distances: the 99.8th percentile of right
     reads (a glyph further from its class than nearly every right one is
     unlike the fonts). Likelihood ratios, for red ink and for black ink
     apart: those that keep the most right reads with at most MISREAD_RATE
-    misreads among the reads accepted, times `margin`."""
+    misreads among the reads accepted, times `margin`.
+
+    The ratio over "not a rank" and the ratios over the runner-up rank stop
+    the same misreads in part (a letter taken for a rank has a runner-up
+    rank too), so they are chosen together: for each ratio over "not a rank"
+    of OVER_X_GRID, the colour's other thresholds, then each rank's and each
+    pair's; kept, the choice under which the colour's out-of-fold reads,
+    glyphs of no rank included, give the most right reads with misreads at
+    most MISREAD_RATE of those accepted. (Chosen alone, before the ranks'
+    own thresholds, one confusion could set the ratio over "not a rank"
+    anywhere between 1 and 60 at about the same count: and the ranks' own
+    thresholds then no longer ask what they need.)"""
     base = GenericThresholds()
     ok = [s.v for s in held if s.v.rank + s.v.suit == s.truth]
     rank_d = float(np.percentile([v.rank_d for v in ok], 99.8))
@@ -650,16 +716,22 @@ def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
     found: dict[str, list[float]] = {}
     for colour in ("HD", "SC"):
         some = [s for s in held if s.v.colour == colour]
-        raw = _rate_thresholds(some, rank_d, suit_d)
-        found[colour] = [margin * max(x, 1.0) for x in raw]
-        for r, t in _rank_thresholds(some, rank_d, suit_d, raw[1], raw[2],
-                                     _rank_floor(some)).items():
-            if margin * max(t, 1.0) < found[colour][0]:
-                by[r + colour] = round(margin * max(t, 1.0), 3)
-        for ru, t in _rank_thresholds(some, rank_d, suit_d, raw[1], raw[2],
-                                      _rank_floor(some), pairs=True).items():
-            if margin * max(t, 1.0) < by.get(ru[0] + colour, found[colour][0]):
-                pair[ru + colour] = round(margin * max(t, 1.0), 3)
+        best: tuple[int, list[float], dict[str, float], dict[str, float]] | None = None
+        for over_x in OVER_X_GRID:
+            f, b, p = _colour_thresholds(some, colour, rank_d, suit_d, over_x, margin)
+            kw = (dict(rank_llr=f[0], rank_x_llr=f[1], suit_llr=f[2]) if colour == "HD" else
+                  dict(rank_llr_black=f[0], rank_x_llr_black=f[1], suit_llr_black=f[2]))
+            got = tally(some, GenericThresholds(rank_distance=rank_d, suit_distance=suit_d,
+                                                rank_llr_by=b, rank_llr_pair=p, **kw))
+            if got["wrong"] > MISREAD_RATE * (got["right"] + got["wrong"]):
+                continue
+            if best is None or got["right"] > best[0]:
+                best = (got["right"], f, b, p)
+        if best is None:
+            raise ValueError(f"no thresholds keep the misreads of {colour} within the goal")
+        _, found[colour], b, p = best
+        by |= b
+        pair |= p
     red, black = found["HD"], found["SC"]
     return GenericThresholds(
         rank_llr=red[0], rank_x_llr=red[1], suit_llr=red[2],
@@ -694,8 +766,9 @@ def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
     fold_of = np.array([folds[f] for f in data.family])
     held: list[Scored] = []
     for k in range(FOLDS):
-        rank, suit = train(data, shrink, fold_of != k)
-        held += score(GenericReader(rank, suit, GenericThresholds(), {}), data, fold_of == k)
+        rank, suit, nets = train(data, shrink, seed + 1 + k, fold_of != k)
+        held += score(GenericReader(rank, suit, GenericThresholds(), {}, suit_nets=nets), data,
+                      fold_of == k)
     t = choose_thresholds(held, margin)
     if dump is not None:  # for looking into the errors (pickle: development only)
         import pickle
@@ -716,7 +789,7 @@ def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
     print(f"thresholds {t}", file=sys.stderr)
     print(f"out of fold: cards {tally(cards, t)}, no-rank glyphs {tally(others, t)}",
           file=sys.stderr)
-    rank, suit = train(data, shrink)  # the shipped model: every font
+    rank, suit, nets = train(data, shrink, seed)  # the shipped model: every font
     meta: dict[str, Any] = {
         "built_by": "calibration.build_generic",
         "seed": seed, "per_rank": per_rank, "per_other": per_other, "shrink": shrink,
@@ -726,7 +799,7 @@ def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
                   "miscut": data.miscut},
         "out_of_fold": {"cards": tally(cards, t), "not_ranks": tally(others, t)},
     }
-    reader = GenericReader(rank, suit, t, meta)
+    reader = GenericReader(rank, suit, t, meta, suit_nets=nets)
     save_model(reader, out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)", file=sys.stderr)
     return reader

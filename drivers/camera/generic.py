@@ -7,7 +7,9 @@ of the deck. The index is found in the patch from its ink: the rank is the
 first glyph line in the card's index column (one or two components: a ten),
 the suit the glyph right under it. Each glyph is cut at its box and
 stretched to a fixed size (condensed and wide fonts alike), described by its
-ink and its gradient directions, then read by a linear discriminant
+ink and its gradient directions (the suit also by a small convolutional
+network's embedding, drivers.camera.convnet: a small spade and a small club
+differ by a few blurred pixels), then read by a linear discriminant
 (drivers.camera.lda, as in the calibrated reader).
 
 The discriminants are not trained here: `calibration.build_generic` renders
@@ -40,6 +42,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.convnet import ConvNet
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
 from drivers.camera.glyphs import Box, FloatMap, Image
 from drivers.camera.lda import Discriminant
@@ -51,6 +54,7 @@ VERSION = 1
 
 RANK_SIZE = (12, 18)  # width, height of a normalised rank glyph (pixel part)
 SUIT_SIZE = (12, 12)
+SUIT_NET_SIZE = (24, 24)  # the suit glyph as the suit network sees it
 NOT_A_RANK = "x"  # the discriminant's class for glyphs that are no rank
 RED_SUITS = "HD"
 
@@ -91,6 +95,16 @@ RANK_SPILL_MAX = 0.1
 # (the serif of a thin top bar) is smaller.
 RANK_SPILL_GLYPH = 0.6
 RANK_SPILL_GAP = 2
+# The same above the rank: the share of the rank's columns with ink (over
+# RANK_SPILL_LEVEL of its level) in the rows from RANK_CAP_REACH of its
+# height above its box down to its blur (RANK_SPILL_GAP px), ink that runs
+# on beyond its columns left out. A 5 whose thin top bar and stem fell under
+# the level leaves its bowl, which reads as a J (svg-cards, 2 in 10,000
+# frames once its small spades were read). A J with more than RANK_CAP_MAX
+# is refused. Only a J: the house deck has ink there over 2-3 % of its
+# right reads of other ranks (not a J's), and no other misread came of it.
+RANK_CAP_REACH = 0.5
+RANK_CAP_MAX = 0.25
 
 
 def five_stem(rank_ink: FloatMap) -> float:
@@ -113,6 +127,7 @@ class IndexParts:
     rank_red: float  # mean (R - max(G, B)) / 255 over the glyph's ink; NaN: grey image
     suit_red: float
     rank_spill: float = 0.0  # see rank_spill()
+    rank_cap: float = 0.0  # see rank_cap()
 
 
 def ink_map(patch: Image) -> FloatMap:
@@ -233,11 +248,31 @@ def index_parts(patch: Image) -> IndexParts | None:
         rank_spill=rank_spill(ink, labels, group, rb, own if own < level else level,
                               [j for j in range(1, n) if j not in group
                                and boxes[j].h >= RANK_SPILL_GLYPH * rb.h]),
+        rank_cap=rank_cap(ink, rb, own if own < level else level),
         rank_box=rb, suit_box=sb,
         rank_ink=_cut(ink, labels, group, rb), suit_ink=_cut(ink, labels, suit, sb),
         rank_parts=len([j for j in group if area[j] >= 0.15 * area[seed]]),
         rank_red=_redness(patch, labels, group), suit_red=_redness(patch, labels, suit),
     )
+
+
+def rank_cap(ink: FloatMap, box: Box, level: float) -> float:
+    """Share of the rank's columns with ink over RANK_SPILL_LEVEL of the
+    level it was cut at above its box (see RANK_CAP_REACH). Ink that runs
+    on past the rank's columns (the card's edge, a printed border) is no
+    part of it and not counted."""
+    top = max(0, box.y - round(RANK_CAP_REACH * box.h))
+    bottom = max(top, box.y - RANK_SPILL_GAP)
+    x0 = max(0, box.x - box.w)
+    band = (ink[top:bottom, x0 : box.x2 + box.w] > RANK_SPILL_LEVEL * level).astype(np.uint8)
+    if band.size == 0 or not band.any():
+        return 0.0
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(band, connectivity=8)
+    left, right = box.x - x0 - RANK_SPILL_GAP, box.x2 - x0 + RANK_SPILL_GAP
+    inside = [i for i in range(1, n)
+              if stats[i, 0] >= left and stats[i, 0] + stats[i, 2] <= right]
+    cols = np.isin(labels[:, box.x - x0 : box.x2 - x0], inside).any(axis=0)
+    return float(cols.mean()) if cols.size else 0.0
 
 
 def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box,
@@ -326,8 +361,21 @@ def rank_vector(parts: IndexParts) -> npt.NDArray[np.float32]:
     return glyph_vector(parts.rank_ink, RANK_SIZE, (24, 36), (4, 6))
 
 
-def suit_vector(parts: IndexParts) -> npt.NDArray[np.float32]:
-    return glyph_vector(parts.suit_ink, SUIT_SIZE, (24, 24), (4, 4))
+def suit_image(parts: IndexParts) -> tuple[FloatMap, float]:
+    """The suit glyph as the suit network takes it: stretched to
+    SUIT_NET_SIZE, ink peak 1, and its log aspect ratio."""
+    h, w = parts.suit_ink.shape
+    return _normalised(parts.suit_ink, SUIT_NET_SIZE), math.log(max(w, 1) / max(h, 1))
+
+
+def suit_vector(parts: IndexParts, nets: tuple[ConvNet, ...] = ()) -> npt.NDArray[np.float32]:
+    """The suit's hand-made features, then the embedding of the glyph by
+    each of the model's suit networks."""
+    hand = glyph_vector(parts.suit_ink, SUIT_SIZE, (24, 24), (4, 4))
+    if not nets:
+        return hand
+    image, aspect = suit_image(parts)
+    return np.concatenate([hand, *(net.embed(image, aspect) for net in nets)]).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -437,9 +485,14 @@ class GenericReader:
     thresholds: GenericThresholds
     meta: dict[str, Any]
     name: str = "generic"
+    # Learnt suit features (drivers.camera.convnet), read by `suit` beside
+    # the hand-made ones: networks trained alike from different seeds, whose
+    # embeddings together vary less from one build to the next than one
+    # alone. None in a model built without them.
+    suit_nets: tuple[ConvNet, ...] = ()
 
     def verdict(self, parts: IndexParts) -> Verdict:
-        rv, sv = rank_vector(parts), suit_vector(parts)
+        rv, sv = rank_vector(parts), suit_vector(parts, self.suit_nets)
         colour = ink_colour(parts, self.thresholds)
         ranks = "".join(lab for lab in self.rank.labels if lab != NOT_A_RANK)
         g = self.rank.scores(rv)
@@ -461,6 +514,8 @@ class GenericReader:
         if v.rank == "5" and five_stem(parts.rank_ink) < FIVE_STEM_MIN:
             return CornerRead(None, 0.0, raw, llr, 1.0)
         if parts.rank_spill > RANK_SPILL_MAX:
+            return CornerRead(None, 0.0, raw, llr, 1.0)
+        if v.rank == "J" and parts.rank_cap > RANK_CAP_MAX:
             return CornerRead(None, 0.0, raw, llr, 1.0)
         conf = float(np.clip(0.5 + 0.25 * (v.margin(t) - 1.0), 0.5, 1.0))
         return CornerRead(v.rank + v.suit, conf, raw, llr, 1.0)
@@ -485,6 +540,8 @@ def save_model(reader: GenericReader, path: Path) -> None:
         arrays[f"{part}_bias"] = d.bias
         arrays[f"{part}_mean"] = d.mean
         arrays[f"{part}_whitener"] = d.whitener
+    for i, net in enumerate(reader.suit_nets):
+        arrays |= net.arrays(f"suit_net{i}")
     meta = dict(reader.meta)
     meta["labels"] = {"rank": reader.rank.labels, "suit": reader.suit.labels}
     meta["thresholds"] = reader.thresholds.__dict__
@@ -506,8 +563,12 @@ def load_model(path: Path = MODEL_PATH) -> GenericReader:
                 np.asarray(data[f"{part}_bias"], np.float32),
                 np.asarray(data[f"{part}_mean"], np.float32),
                 whitener=np.asarray(data[f"{part}_whitener"], np.float32))
+        arrays = dict(data)
+        nets: list[ConvNet] = []
+        while (net := ConvNet.from_arrays(arrays, f"suit_net{len(nets)}")) is not None:
+            nets.append(net)
     thresholds = GenericThresholds(**meta["thresholds"])
-    return GenericReader(parts["rank"], parts["suit"], thresholds, meta)
+    return GenericReader(parts["rank"], parts["suit"], thresholds, meta, suit_nets=tuple(nets))
 
 
 @functools.lru_cache(maxsize=1)

@@ -24,9 +24,9 @@ GEOMETRY = ShoeGeometry()
 FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 # Seeded samples (seed 12, 300 frames a deck); the 10,000-frame figures are in
 # docs/benchmarks.md. The goal (99 % right, at most 1 misread in 10,000) is
-# NOT met: floors sit under what the reader measures on these seeds (77.3,
-# 87.0 and 91.7 %) so that a regression fails. Misreads must be zero.
-GENERIC_FLOOR = {"npm-svg-cards": 0.74, "npm-cardsjs": 0.84, "house": 0.88}
+# NOT met: floors sit under what the reader measures on these seeds (95.3,
+# 90.0 and 91.7 %) so that a regression fails. Misreads must be zero.
+GENERIC_FLOOR = {"npm-svg-cards": 0.92, "npm-cardsjs": 0.87, "house": 0.88}
 
 
 def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
@@ -123,21 +123,41 @@ def test_a_rank_over_a_runner_up_the_fonts_never_confused_it_with() -> None:
     assert sum(c == g for c, g in reads) >= 24
 
 
+def test_the_ratio_over_no_rank_is_chosen_with_the_ranks_own_thresholds() -> None:
+    """cardsjs's red Q is sure of its rank (ratio about 75 over an 8) but
+    only about 6 over "not a rank"; red needed 12.1 there, set (before the
+    ranks' own thresholds) by a letter of the fonts read as an 8. That ratio
+    is now chosen with the ranks' and pairs' thresholds, for the most right
+    out-of-fold reads with the misreads within the goal, glyphs of no rank
+    counted: at 1.1 for both colours, the letters stopped by the ratios
+    over the runner-up rank and the distance (none of the fonts' 1,984 read)."""
+    model = generic_model()
+    assert model.meta["out_of_fold"]["not_ranks"]["right"] == 0
+    assert model.meta["out_of_fold"]["not_ranks"]["wrong"] == 0
+    cam = ShoeCamera(get_deck("npm-cardsjs"), seed=41)
+    reads = [(c, read_still(cam.still(c), model, GEOMETRY)[0]) for c in ("QH", "QD") * 15]
+    assert [(c, g) for c, g in reads if g not in (c, None)] == []
+    # Measured 25 of 30 (5 with the ratio over "not a rank" chosen alone).
+    assert sum(c == g for c, g in reads) >= 22
+
+
 def test_a_small_spade_on_a_long_thin_stem_is_read_more_often() -> None:
     """svg-cards prints a small, domed spade on a long thin stem under its
     rank, unlike the spades the model was built from (stems short and
     flared): read between spade and club, most are refused. The spades the
     build draws now have stems up to 0.3 of their height and as narrow as
     0.08 wide; more of these spades are read, the clubs as before, none
-    wrong. (Still far from all: the suit is the deck's largest cause of
-    refusals.)"""
+    wrong. The suit is now also read from the embeddings of small
+    convolutional networks trained on the fonts' suits (the 12x12 ink
+    and gradient cells kept too little of the stem): nearly all are read."""
     model = generic_model()
     cam = ShoeCamera(get_deck("npm-svg-cards"), seed=23)
     reads = [(c, read_still(cam.still(c), model, GEOMETRY)[0])
              for c in ("AS", "4S", "7S", "JS", "AC", "4C", "7C", "JC") * 25]
     assert [(c, g) for c, g in reads if g not in (c, None)] == []
-    # Measured 25 of 100 spades (20 before), 96 of 100 clubs (96 before).
-    assert sum(c == g for c, g in reads if c[1] == "S") >= 24
+    # Measured 100 of 100 spades (25 with the hand-made features alone, 20
+    # before the longer stems), 96 of 100 clubs (96 before).
+    assert sum(c == g for c, g in reads if c[1] == "S") >= 95
     assert sum(c == g for c, g in reads if c[1] == "C") >= 94
 
 
@@ -171,6 +191,7 @@ def test_build_script_writes_a_model_the_reader_loads(tmp_path: Path) -> None:
     """A small build (few fonts, few views) runs end to end; the shipped file
     comes from the same code with the defaults."""
     pytest.importorskip("PIL")
+    pytest.importorskip("torch")  # the `build` extra: trains the suit networks
     from calibration import build_generic
 
     fonts = build_generic.find_fonts()
@@ -187,6 +208,8 @@ def test_build_script_writes_a_model_the_reader_loads(tmp_path: Path) -> None:
     again = build_generic.build(tmp_path / "again.npz", per_rank=2, per_other=2, seed=3,
                                 shrink=0.1, margin=1.5, font_limit=12)
     assert np.array_equal(again.rank.weights, reader.rank.weights)
+    assert np.array_equal(again.suit.weights, reader.suit.weights)
+    assert len(loaded.suit_nets) == len(reader.suit_nets) >= 1
 
 
 def test_a_flat_topped_3_is_never_read_as_a_5(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -276,6 +299,28 @@ def test_a_rank_cut_in_parts_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
         assert whole is not None and whole.rank_spill <= 0.5 * generic.RANK_SPILL_MAX
     monkeypatch.setattr(generic, "RANK_SPILL_MAX", 1e9)  # the check off
     assert model.read_corner(patch).card == "5S"  # this patch needs it
+
+
+def test_a_j_under_ink_of_its_own_columns_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of an svg-cards 5S (benchmark frame, seed 2024): the 5's
+    thin top bar and stem fell under the ink level, its bowl alone was cut
+    as the rank and read as a J, surely (ratio 142), once the small spade
+    under it was read. Above the bowl, in its own columns, lies the rest of
+    the 5: a J with ink there is refused. Ink that runs on past the rank's
+    columns (the card's edge, a printed border) is not counted."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-5S-corner-bowl-only.png"))
+    assert patch is not None
+    parts = generic.index_parts(patch)
+    assert parts is not None
+    assert parts.rank_cap > generic.RANK_CAP_MAX
+    model = generic_model()
+    assert model.read_corner(patch).card in (None, "5S")
+    ink = np.zeros((80, 60), np.float32)
+    ink[30:60, 20:35] = 1.0  # a rank
+    ink[20:22, 0:60] = 1.0  # a line across, above it
+    assert generic.rank_cap(ink, generic.Box(20, 30, 15, 30), 0.5) == 0.0
+    monkeypatch.setattr(generic, "RANK_CAP_MAX", 1e9)  # the check off
+    assert model.read_corner(patch).card == "JS"  # this patch needs it
 
 
 @pytest.mark.parametrize("code", ["KD", "TH"])
