@@ -17,13 +17,13 @@ library is needed to read a card.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numpy.lib.stride_tricks import sliding_window_view
 
 F32 = npt.NDArray[np.float32]
 
@@ -31,11 +31,38 @@ F32 = npt.NDArray[np.float32]
 def conv3x3_relu(x: F32, weight: F32, bias: F32) -> F32:
     """3x3 convolution with zero padding of one, then ReLU. x: (H, W, C);
     weight: (C * 9, K), rows in (channel, row, column) order; bias: (K,)."""
+    return _conv(x, _offset_major(weight), bias)
+
+
+def _offset_major(weight: F32) -> F32:
+    """Weight rows from (channel, row, column) order, the model file's, to
+    (row, column, channel), the order `_im2col` lays the inputs out in."""
+    k = weight.shape[1]
+    out: F32 = np.ascontiguousarray(
+        weight.reshape(-1, 9, k).transpose(1, 0, 2).reshape(-1, k), np.float32)
+    return out
+
+
+def _im2col(x: F32) -> F32:
+    """(H * W, 9 * C): each pixel's 3x3 neighbourhood (zero padded), rows of
+    (row, column, channel). Nine slices and one copy: numpy's padding and
+    window helpers cost more than the arithmetic at these sizes."""
     h, w, c = x.shape
-    padded = np.pad(x, ((1, 1), (1, 1), (0, 0)))
-    cols = sliding_window_view(padded, (3, 3), axis=(0, 1))  # (H, W, C, 3, 3)
-    y = cols.reshape(h * w, c * 9) @ weight + bias
-    out: F32 = np.maximum(y, 0.0).reshape(h, w, -1).astype(np.float32, copy=False)
+    padded = np.zeros((h + 2, w + 2, c), np.float32)
+    padded[1:-1, 1:-1] = x
+    cols = np.concatenate(
+        [padded[dy : dy + h, dx : dx + w] for dy in range(3) for dx in range(3)], axis=2)
+    out: F32 = cols.reshape(h * w, 9 * c)
+    return out
+
+
+def _conv(x: F32, weight: F32, bias: F32) -> F32:
+    """conv3x3_relu with the weight already in `_im2col`'s row order."""
+    h, w, _ = x.shape
+    y = _im2col(x) @ weight
+    y += bias
+    np.maximum(y, 0.0, out=y)
+    out: F32 = y.reshape(h, w, -1)
     return out
 
 
@@ -59,11 +86,15 @@ class ConvNet:
     def size(self) -> int:
         return int(self.dense[1].shape[0])
 
+    @functools.cached_property
+    def _kernels(self) -> tuple[tuple[F32, F32], ...]:
+        return tuple((_offset_major(w), b) for w, b in self.convs)
+
     def embed(self, image: F32, aspect: float) -> F32:
         """The embedding (E,) of one normalised glyph image (H, W), ink 0..1."""
         x = image.astype(np.float32)[:, :, None]
-        for weight, bias in self.convs:
-            x = max_pool2(conv3x3_relu(x, weight, bias))
+        for weight, bias in self._kernels:
+            x = max_pool2(_conv(x, weight, bias))
         # Flattened channel by channel, as the training framework does.
         flat = np.concatenate([x.transpose(2, 0, 1).reshape(-1),
                                np.array([aspect], np.float32)])
@@ -90,3 +121,39 @@ class ConvNet:
             return None
         return cls(tuple(convs), (np.asarray(data[f"{prefix}_dense_w"], np.float32),
                                   np.asarray(data[f"{prefix}_dense_b"], np.float32)))
+
+
+def fused(nets: Sequence[ConvNet]) -> ConvNet:
+    """One network whose embedding is the embeddings of `nets` side by side
+    (networks of one shape): the first convolutions stacked, the later layers
+    block-diagonal. The same sums in a third of the numpy calls (each net
+    costs about 0.15 ms per suit read, nearly all of it call overhead at
+    these sizes), which the 5 ms per frame budget needs."""
+    if len(nets) == 1:
+        return nets[0]
+    convs = [(np.hstack([n.convs[0][0] for n in nets]),
+              np.concatenate([n.convs[0][1] for n in nets]))]
+    # Rows are in channel order, each net's channels contiguous: block-diagonal.
+    for i in range(1, len(nets[0].convs)):
+        convs.append((_block_diagonal([n.convs[i][0] for n in nets]),
+                      np.concatenate([n.convs[i][1] for n in nets])))
+    # Dense: each net's flattened maps (channel by channel, its channels
+    # contiguous in the fused maps) to its own outputs; the aspect (last
+    # input) to all of them.
+    features = _block_diagonal([n.dense[0][:-1] for n in nets])
+    aspect = np.hstack([n.dense[0][-1:] for n in nets])
+    dense = (np.vstack([features, aspect]).astype(np.float32),
+             np.concatenate([n.dense[1] for n in nets]).astype(np.float32))
+    return ConvNet(tuple((w.astype(np.float32), b.astype(np.float32)) for w, b in convs), dense)
+
+
+def _block_diagonal(weights: Sequence[F32]) -> F32:
+    """Several nets' weights (rows: inputs, columns: outputs) as one matrix,
+    zero between them: each net's inputs feed only its own outputs."""
+    out = np.zeros((sum(w.shape[0] for w in weights), sum(w.shape[1] for w in weights)),
+                   np.float32)
+    r = c = 0
+    for w in weights:
+        out[r : r + w.shape[0], c : c + w.shape[1]] = w
+        r, c = r + w.shape[0], c + w.shape[1]
+    return out

@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.convnet import ConvNet
+from drivers.camera.convnet import ConvNet, fused
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
 from drivers.camera.glyphs import Box, FloatMap, Image
 from drivers.camera.lda import Discriminant
@@ -491,8 +491,13 @@ class GenericReader:
     # alone. None in a model built without them.
     suit_nets: tuple[ConvNet, ...] = ()
 
+    @functools.cached_property
+    def _suit_net(self) -> tuple[ConvNet, ...]:
+        """The suit networks run as one (drivers.camera.convnet.fused)."""
+        return (fused(self.suit_nets),) if self.suit_nets else ()
+
     def verdict(self, parts: IndexParts) -> Verdict:
-        rv, sv = rank_vector(parts), suit_vector(parts, self.suit_nets)
+        rv, sv = rank_vector(parts), suit_vector(parts, self._suit_net)
         colour = ink_colour(parts, self.thresholds)
         ranks = "".join(lab for lab in self.rank.labels if lab != NOT_A_RANK)
         g = self.rank.scores(rv)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from drivers.camera.convnet import ConvNet, conv3x3_relu, max_pool2
+from drivers.camera.convnet import ConvNet, conv3x3_relu, fused, max_pool2
 from drivers.camera.generic import generic_model
 
 
@@ -51,3 +51,15 @@ def test_the_shipped_model_has_its_suit_networks_and_they_round_trip() -> None:
     assert e.shape == (net.size,) and np.isfinite(e).all()
     again = ConvNet.from_arrays(net.arrays("n"), "n")
     assert again is not None and np.array_equal(again.embed(image, 0.1), e)
+
+
+def test_the_fused_networks_embed_as_the_networks_side_by_side() -> None:
+    nets = generic_model().suit_nets
+    assert len(nets) >= 2
+    one = fused(nets)
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        image = rng.random((24, 24)).astype(np.float32)
+        aspect = float(rng.normal())
+        apart = np.concatenate([n.embed(image, aspect) for n in nets])
+        assert np.allclose(one.embed(image, aspect), apart, rtol=1e-5, atol=1e-5)
