@@ -5,10 +5,12 @@ indices refused; a whole deal through CardSource; the build script itself."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from drivers.camera import generic
@@ -278,6 +280,21 @@ def test_a_faint_rank_is_cut_at_its_own_ink_level() -> None:
     assert generic_model().read_corner(patch).card in (None, "3D")
 
 
+def kept_patch_refused(
+    name: str, truth: str, caught: Callable[[generic.IndexParts], bool]
+) -> tuple[npt.NDArray[np.uint8], generic.GenericReader]:
+    """A corner patch kept from a benchmark frame (tests/data/frames): its
+    index is found, the check under test catches it, and the reader gives
+    the right card or none."""
+    patch = cv2.imread(str(FRAMES / f"{name}.png"))
+    assert patch is not None
+    parts = generic.index_parts(patch)
+    assert parts is not None and caught(parts)
+    model = generic_model()
+    assert model.read_corner(patch).card in (None, truth)
+    return patch, model
+
+
 def test_a_rank_cut_in_parts_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """Corner patch of a cardsjs 3S (kept from a benchmark frame): the 3's
     thin top bar falls under the ink level though the glyph is at full
@@ -285,13 +302,8 @@ def test_a_rank_cut_in_parts_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
     of the top bar, the diagonal, the bowl) was read as a 5. Followed down
     to half the level, the rank's ink runs on well beyond its box: it was
     cut in parts, and is refused."""
-    patch = cv2.imread(str(FRAMES / "cardsjs-3S-corner-thin-top-bar.png"))
-    assert patch is not None
-    parts = generic.index_parts(patch)
-    assert parts is not None
-    assert parts.rank_spill > generic.RANK_SPILL_MAX
-    model = generic_model()
-    assert model.read_corner(patch).card in (None, "3S")
+    patch, model = kept_patch_refused("cardsjs-3S-corner-thin-top-bar", "3S",
+                                      lambda p: p.rank_spill > generic.RANK_SPILL_MAX)
     # Whole glyphs spread by their blur alone.
     for name in ("cardsjs-3D-corner-faint-rank", "cardsjs-5D-corner-big-pip-rim",
                  "cardsjs-6D-corner-big-pip-rim"):
@@ -308,13 +320,8 @@ def test_a_j_under_ink_of_its_own_columns_is_refused(monkeypatch: pytest.MonkeyP
     under it was read. Above the bowl, in its own columns, lies the rest of
     the 5: a J with ink there is refused. Ink that runs on past the rank's
     columns (the card's edge, a printed border) is not counted."""
-    patch = cv2.imread(str(FRAMES / "svg-cards-5S-corner-bowl-only.png"))
-    assert patch is not None
-    parts = generic.index_parts(patch)
-    assert parts is not None
-    assert parts.rank_cap > generic.RANK_CAP_MAX
-    model = generic_model()
-    assert model.read_corner(patch).card in (None, "5S")
+    patch, model = kept_patch_refused("svg-cards-5S-corner-bowl-only", "5S",
+                                      lambda p: p.rank_cap > generic.RANK_CAP_MAX)
     ink = np.zeros((80, 60), np.float32)
     ink[30:60, 20:35] = 1.0  # a rank
     ink[20:22, 0:60] = 1.0  # a line across, above it
