@@ -478,7 +478,6 @@ def _fits(parts: IndexParts, layout: Layout) -> bool:
 class Samples:
     rank_x: list[npt.NDArray[np.float32]]
     rank_y: list[str]
-    suit_x: list[npt.NDArray[np.float32]]
     suit_y: list[str]
     parts: list[IndexParts]  # one per sample pair, for validation
     truth: list[str]  # card code, or "x" + suit for a glyph that is no rank
@@ -492,7 +491,7 @@ def generate(fonts: list[Font], per_rank: int, per_other: int, seed: int,
              cache: GlyphCache, log: bool = True) -> Samples:
     rng = np.random.default_rng(seed)
     optics = OpticsRange()
-    out = Samples([], [], [], [], [], [], [])
+    out = Samples([], [], [], [], [], [])
     suit_fonts = [f for f in fonts if f.has_suits]
     t0 = time.perf_counter()
     for fi, font in enumerate(fonts):
@@ -518,7 +517,6 @@ def generate(fonts: list[Font], per_rank: int, per_other: int, seed: int,
                 continue
             out.rank_x.append(rank_vector(parts))
             out.rank_y.append(label)
-            out.suit_x.append(suit_vector(parts))
             out.suit_y.append(suit)
             out.parts.append(parts)
             out.truth.append(label + suit)

@@ -126,9 +126,9 @@ class ConvNet:
 def fused(nets: Sequence[ConvNet]) -> ConvNet:
     """One network whose embedding is the embeddings of `nets` side by side
     (networks of one shape): the first convolutions stacked, the later layers
-    block-diagonal. The same sums in a third of the numpy calls (each net
-    costs about 0.15 ms per suit read, nearly all of it call overhead at
-    these sizes), which the 5 ms per frame budget needs."""
+    block-diagonal. The same sums in half the numpy calls: at these sizes
+    nearly all of a network's time is call overhead, and the 5 ms per frame
+    budget needs it."""
     if len(nets) == 1:
         return nets[0]
     convs = [(np.hstack([n.convs[0][0] for n in nets]),

@@ -488,8 +488,13 @@ class GenericReader:
     # Learnt suit features (drivers.camera.convnet), read by `suit` beside
     # the hand-made ones: networks trained alike from different seeds, whose
     # embeddings together vary less from one build to the next than one
-    # alone. None in a model built without them.
+    # alone. Empty in a model built without them.
     suit_nets: tuple[ConvNet, ...] = ()
+
+    @functools.cached_property
+    def _ranks(self) -> str:
+        """The 13 ranks' labels (the rank discriminant's classes but NOT_A_RANK)."""
+        return "".join(lab for lab in self.rank.labels if lab != NOT_A_RANK)
 
     @functools.cached_property
     def _suit_net(self) -> tuple[ConvNet, ...]:
@@ -499,9 +504,8 @@ class GenericReader:
     def verdict(self, parts: IndexParts) -> Verdict:
         rv, sv = rank_vector(parts), suit_vector(parts, self._suit_net)
         colour = ink_colour(parts, self.thresholds)
-        ranks = "".join(lab for lab in self.rank.labels if lab != NOT_A_RANK)
         g = self.rank.scores(rv)
-        r = self.rank.decide(rv, ranks, g)
+        r = self.rank.decide(rv, self._ranks, g)
         over_x = float(g[self.rank.labels.index(r.label)] - g[self.rank.labels.index(NOT_A_RANK)])
         s = self.suit.decide(sv, colour)
         return Verdict(r.label if over_x >= 0.0 else NOT_A_RANK, s.label, r.llr, s.llr,
