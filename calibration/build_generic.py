@@ -12,7 +12,14 @@ run-time reader (drivers.camera.generic) loads the file this writes,
         fonts-stix fonts-cantarell fonts-karla fonts-league-spartan fonts-bebas-neue \\
         fonts-roboto-slab fonts-quattrocento fonts-adf-accanthis fonts-adf-baskervald \\
         fonts-adf-berenis fonts-adf-gillius fonts-adf-libris fonts-adf-romande \\
-        fonts-adf-switzera fonts-adf-universalis fonts-adf-verana
+        fonts-adf-switzera fonts-adf-universalis fonts-adf-verana \\
+        fonts-allerta fonts-arkpandora fonts-averia-sans-gwf fonts-averia-serif-gwf \\
+        fonts-b612 fonts-beteckna fonts-cabin fonts-cardo fonts-clear-sans fonts-cmu \\
+        fonts-comfortaa fonts-comic-neue fonts-dosis fonts-go fonts-inter fonts-junicode \\
+        fonts-jura fonts-manrope fonts-mplus fonts-national-park fonts-ocr-b \\
+        fonts-oldstandard fonts-opendin fonts-oxygen fonts-paratype fonts-play \\
+        fonts-quicksand fonts-roadgeek fonts-routed-gothic fonts-sil-andika fonts-sil-charis \\
+        fonts-sil-gentiumplus fonts-sora fonts-tiresias fonts-tuffy fonts-yrsa-rasa
     .venv/bin/pip install -e '.[dev,build]'
     .venv/bin/python -m calibration.build_generic
 
@@ -79,6 +86,7 @@ from drivers.camera.generic import (
     index_parts,
     rank_vector,
     save_model,
+    shape_vetoed,
     suit_image,
     suit_vector,
 )
@@ -100,6 +108,13 @@ SUIT_CHARS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 _EXCLUDE = re.compile(
     r"(?i)(ital|obl|bdita|math|symbol|d050000l|z003|integrals|sizefive|size[1-5]|nonunicode"
     r"|hairline|thin|extralight|^gen(bk)?basb?i$|-i$|_r?b?z?i$|condit|mono|_k$)")
+# By the names a font gives itself, for files whose names do not say it:
+# slanted, outlined or inverted faces, monospaced and coding faces, and
+# display faces whose letters are not a text face's (Ubuntu Title draws
+# lower-case letters only, Engadget and Rampart One are cut and shadowed).
+_EXCLUDE_NAME = re.compile(
+    r"(?i)(italic|oblique|outline|inverted|mono|\bcode\b|typewriter|ubuntu-title|engadget"
+    r"|rampart)")
 _EXT_PREF = {".otf": 0, ".ttf": 1, ".t1": 2, ".pfb": 3}
 # Fonts whose suit symbols are not the suits they are coded as (FreeSerif
 # Bold draws U+2663, the club, as a spade): their ranks are used, their
@@ -198,6 +213,8 @@ def find_fonts() -> list[Font]:
         if not _lining_figures(font):
             continue
         family, style = font.getname()
+        if _EXCLUDE_NAME.search(f"{family} {style}"):
+            continue
         out.append(Font(path, str(family), str(style), _has_suits(path, notdef)))
     return out
 
@@ -559,17 +576,23 @@ def train(samples: Samples, shrink: float, seed: int,
 class Scored:
     truth: str  # card code, or NOT_A_RANK + suit
     v: Verdict
+    vetoed: bool = False  # refused by the reader's shape checks whatever the ratios
 
 
 def score(reader: GenericReader, samples: Samples, keep: npt.NDArray[np.bool_] | None = None
           ) -> list[Scored]:
     idx = range(len(samples.truth)) if keep is None else np.nonzero(keep)[0]
-    return [Scored(samples.truth[i], reader.verdict(samples.parts[i])) for i in idx]
+    out = []
+    for i in idx:
+        v = reader.verdict(samples.parts[i])
+        out.append(Scored(samples.truth[i], v, shape_vetoed(samples.parts[i], v.rank)))
+    return out
 
 
 def outcome(s: Scored, t: GenericThresholds) -> str:
-    """"right", "wrong" or "refused" under thresholds t."""
-    if not s.v.sure(t):
+    """"right", "wrong" or "refused" under thresholds t (and the reader's
+    shape checks)."""
+    if s.vetoed or not s.v.sure(t):
         return "refused"
     return "right" if s.v.rank + s.v.suit == s.truth else "wrong"
 
@@ -584,16 +607,19 @@ def tally(scored: list[Scored], t: GenericThresholds) -> dict[str, int]:
 MISREAD_RATE = 1e-4  # the goal: at most 1 misread in 10,000 reads
 
 
-def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float, over_x: float
-                     ) -> tuple[float, float]:
+def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float, over_x: float,
+                     every_confusion: bool = False) -> tuple[float, float]:
     """The (rank over ranks, suit) ratio thresholds on a grid that keep the
     most right reads while the misreads they let through stay at most
     MISREAD_RATE of the reads they accept, the rank's ratio over no rank at
     least `over_x`. First the suit's, with one threshold for both of the
     rank's ratios, then, the suit's kept, the rank's."""
     v = [s.v for s in held]
-    usable = np.array([x.rank != NOT_A_RANK and x.rank_d <= rank_d and x.suit_d <= suit_d
+    within = np.array([x.rank != NOT_A_RANK and x.rank_d <= rank_d and x.suit_d <= suit_d
                        for x in v], bool)
+    # Reads the shape checks refuse are never accepted: they set no ratio
+    # (the floors below, medians of the fonts' confusions, still count them).
+    usable = within & ~np.array([s.vetoed for s in held], bool)
     right = np.array([x.rank + x.suit == s.truth for x, s in zip(v, held, strict=True)], bool)
     among = np.array([x.rank_llr for x in v])
     over = np.array([x.rank_x_llr for x in v])
@@ -621,9 +647,16 @@ def _rate_thresholds(held: list[Scored], rank_d: float, suit_d: float, over_x: f
     # its rank unsure too), and the suit's own threshold fall to nothing: it
     # is kept at least at the median ratio of the fonts' suit confusions
     # within the distances, as a rank's is; of all of them when none is.
+    # Only glyphs whose rank was read right: those whose rank was misread
+    # too (a glyph cut wrongly, a 9 read as a Q and its heart as a diamond)
+    # are a wrong card whatever their suit, stopped by the rank's ratios,
+    # and one of them alone set the red suit's ratio over every right read.
+    # (`every_confusion`: all of them, when the rank's ratios cannot stop
+    # one: see choose_thresholds.)
     confused = np.array([x.rank != NOT_A_RANK and x.suit != s.truth[1]
+                         and (every_confusion or x.rank == s.truth[0])
                          for x, s in zip(v, held, strict=True)])
-    near = confused & usable
+    near = confused & within
     if confused.any():
         ts = max(ts, float(np.median(s_llr[near if near.any() else confused])))
     _, tr, _ = search(usable & (s_llr >= ts) & (over >= over_x), among, np.zeros_like(among))
@@ -650,7 +683,7 @@ def _rank_thresholds(held: list[Scored], rank_d: float, suit_d: float, tx: float
     keys = [r + u for r in RANKS for u in RANKS if u != r] if pairs else list(RANKS)
     for r in keys:
         v = [s for s in held if s.v.rank == r[0] and (not pairs or s.v.rank_second == r[1])
-             and s.v.rank_d <= rank_d and s.v.suit_d <= suit_d
+             and not s.vetoed and s.v.rank_d <= rank_d and s.v.suit_d <= suit_d
              and s.v.rank_x_llr >= tx and s.v.suit_llr >= ts]
         among = np.array([s.v.rank_llr for s in v])
         wrong = np.array([s.v.rank + s.v.suit != s.truth for s in v], bool)
@@ -670,11 +703,11 @@ OVER_X_GRID = (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 2
 
 
 def _colour_thresholds(some: list[Scored], colour: str, rank_d: float, suit_d: float,
-                       over_x: float, margin: float
+                       over_x: float, margin: float, every_confusion: bool = False
                        ) -> tuple[list[float], dict[str, float], dict[str, float]]:
     """One colour's thresholds, its ratio over "not a rank" given: ([rank over
     ranks, rank over no rank, suit], per rank read, per pair)."""
-    tr, ts = _rate_thresholds(some, rank_d, suit_d, over_x)
+    tr, ts = _rate_thresholds(some, rank_d, suit_d, over_x, every_confusion)
     found = [margin * max(x, 1.0) for x in (tr, over_x, ts)]
     by: dict[str, float] = {}
     pair: dict[str, float] = {}
@@ -715,8 +748,14 @@ def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
     for colour in ("HD", "SC"):
         some = [s for s in held if s.v.colour == colour]
         best: tuple[int, list[float], dict[str, float], dict[str, float]] | None = None
-        for over_x in OVER_X_GRID:
-            f, b, p = _colour_thresholds(some, colour, rank_d, suit_d, over_x, margin)
+        # The suit's floor from the suit confusions of ranks read right; if
+        # then no choice keeps the misreads within the goal (a glyph misread
+        # in rank and suit beyond every ratio of the rank's grid), from every
+        # suit confusion.
+        for over_x, every in [(x, False) for x in OVER_X_GRID] + [(x, True) for x in OVER_X_GRID]:
+            if every and best is not None:
+                break
+            f, b, p = _colour_thresholds(some, colour, rank_d, suit_d, over_x, margin, every)
             kw = (dict(rank_llr=f[0], rank_x_llr=f[1], suit_llr=f[2]) if colour == "HD" else
                   dict(rank_llr_black=f[0], rank_x_llr_black=f[1], suit_llr_black=f[2]))
             got = tally(some, GenericThresholds(rank_distance=rank_d, suit_distance=suit_d,
@@ -796,6 +835,10 @@ def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
         "views": {"views": data.views, "used": len(data.truth), "lost": data.lost,
                   "miscut": data.miscut},
         "out_of_fold": {"cards": tally(cards, t), "not_ranks": tally(others, t)},
+        # The least ratio over the runner-up rank a rank's or a pair's own
+        # threshold may come to, by colour (margin x _rank_floor).
+        "rank_floor": {c: round(margin * _rank_floor([s for s in held if s.v.colour == c]), 3)
+                       for c in ("HD", "SC")},
     }
     reader = GenericReader(rank, suit, t, meta, suit_nets=nets)
     save_model(reader, out)

@@ -12,11 +12,15 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from drivers.camera import generic
-from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
-from drivers.camera.generic import MODEL_PATH, generic_model, load_model
-from drivers.camera.shoe import ShoeGeometry, read_still
+from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN, corner_patch
+from drivers.camera.generic import MODEL_PATH, GenericThresholds, generic_model, load_model
+from drivers.camera.glyphs import member
+from drivers.camera.shoe import ShoeGeometry, band_poses, in_view, read_still
 from drivers.camera.source import CardSource
 from sim.camera.decks import ALL_CARDS
 from sim.camera.shoe import ShoeCamera
@@ -26,9 +30,10 @@ GEOMETRY = ShoeGeometry()
 FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 # Seeded samples (seed 12, 300 frames a deck); the 10,000-frame figures are in
 # docs/benchmarks.md. The goal (99 % right, at most 1 misread in 10,000) is
-# NOT met: floors sit under what the reader measures on these seeds (95.3,
-# 90.0 and 91.7 %) so that a regression fails. Misreads must be zero.
-GENERIC_FLOOR = {"npm-svg-cards": 0.92, "npm-cardsjs": 0.87, "house": 0.88}
+# NOT met on every deck: floors sit under what the reader measures on these
+# seeds (96.0, 98.7 and 99.3 %) so that a regression fails. Misreads must
+# be zero.
+GENERIC_FLOOR = {"npm-svg-cards": 0.94, "npm-cardsjs": 0.96, "house": 0.97}
 
 
 def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
@@ -97,7 +102,7 @@ def test_a_rank_the_fonts_seldom_confuse_needs_less_than_the_colours_worst() -> 
     assert t.rank_llr_by
     for key, need in t.rank_llr_by.items():
         assert need <= (t.rank_llr if key.endswith("HD") else t.rank_llr_black)
-        assert need >= 30.0
+        assert need >= model.meta["rank_floor"][key[1:]] > 20.0
     cam = ShoeCamera(get_deck("house"), seed=29)
     reads = [(c, read_still(cam.still(c), model, GEOMETRY)[0])
              for c in ("5S", "5C", "JS", "JC") * 10]
@@ -117,7 +122,7 @@ def test_a_rank_over_a_runner_up_the_fonts_never_confused_it_with() -> None:
     assert t.rank_llr_pair.get("Q8SC", t.rank_llr_black) < t.rank_llr_black
     for key, need in t.rank_llr_pair.items():
         assert need <= t.rank_llr_by.get(key[0] + key[2:], need)
-        assert need >= 30.0
+        assert need >= model.meta["rank_floor"][key[2:]] > 20.0
     cam = ShoeCamera(get_deck("npm-cardsjs"), seed=37)
     reads = [(c, read_still(cam.still(c), model, GEOMETRY)[0]) for c in ("QS", "QC") * 15]
     assert [(c, g) for c, g in reads if g not in (c, None)] == []
@@ -132,10 +137,15 @@ def test_the_ratio_over_no_rank_is_chosen_with_the_ranks_own_thresholds() -> Non
     is now chosen with the ranks' and pairs' thresholds, for the most right
     out-of-fold reads with the misreads within the goal, glyphs of no rank
     counted: at 1.1 for both colours, the letters stopped by the ratios
-    over the runner-up rank and the distance (none of the fonts' 1,984 read)."""
+    over the runner-up rank and the distance (with the 146 fonts none of
+    their 1,984 was read; with the 338 fonts one of 4,762, an O of M PLUS 1
+    taken for a Q, with the cards' misreads within the goal; the French
+    courts stay refused, see below)."""
     model = generic_model()
-    assert model.meta["out_of_fold"]["not_ranks"]["right"] == 0
-    assert model.meta["out_of_fold"]["not_ranks"]["wrong"] == 0
+    cards, letters = model.meta["out_of_fold"]["cards"], model.meta["out_of_fold"]["not_ranks"]
+    assert letters["right"] == 0
+    read = cards["right"] + cards["wrong"] + letters["wrong"]
+    assert cards["wrong"] + letters["wrong"] <= 1e-4 * read
     cam = ShoeCamera(get_deck("npm-cardsjs"), seed=41)
     reads = [(c, read_still(cam.still(c), model, GEOMETRY)[0]) for c in ("QH", "QD") * 15]
     assert [(c, g) for c, g in reads if g not in (c, None)] == []
@@ -200,14 +210,20 @@ def test_build_script_writes_a_model_the_reader_loads(tmp_path: Path) -> None:
     if len(fonts) < 10:
         pytest.skip("the font packages of calibration/build_generic.py are not installed")
     out = tmp_path / "generic.npz"
-    reader = build_generic.build(out, per_rank=2, per_other=2, seed=3, shrink=0.1, margin=1.5,
+    # A build whose out-of-fold reads no thresholds keep within the goal is
+    # refused: on these 12 fonts with seed 3, a letter read as a J beyond
+    # every ratio of the grids (a dozen views a font: distances are loose).
+    with pytest.raises(ValueError, match="within the goal"):
+        build_generic.build(tmp_path / "refused.npz", per_rank=2, per_other=2, seed=3,
+                            shrink=0.1, margin=1.5, font_limit=12)
+    reader = build_generic.build(out, per_rank=2, per_other=2, seed=4, shrink=0.1, margin=1.5,
                                  font_limit=12)
     loaded = load_model(out)
     assert loaded.thresholds == reader.thresholds
     assert len(loaded.meta["fonts"]) == 12
     json.dumps(loaded.meta)
     # Same seed, same fonts: the same model.
-    again = build_generic.build(tmp_path / "again.npz", per_rank=2, per_other=2, seed=3,
+    again = build_generic.build(tmp_path / "again.npz", per_rank=2, per_other=2, seed=4,
                                 shrink=0.1, margin=1.5, font_limit=12)
     assert np.array_equal(again.rank.weights, reader.rank.weights)
     assert np.array_equal(again.suit.weights, reader.suit.weights)
@@ -216,9 +232,11 @@ def test_build_script_writes_a_model_the_reader_loads(tmp_path: Path) -> None:
 
 def test_a_flat_topped_3_is_never_read_as_a_5(monkeypatch: pytest.MonkeyPatch) -> None:
     """cardsjs prints its 3 with a flat top, like a 5's top bar, and no stroke
-    at the upper left: the font-trained model took red ones for a 5 (8 in
-    10,000 frames). A 5 without that stroke is now refused; no 5 the reader
-    read before is refused for it."""
+    at the upper left: the model built from the first 146 fonts took red
+    ones for a 5 (8 in 10,000 frames). A 5 without that stroke is refused;
+    no 5 the reader reads is refused for it. Since the fonts with flat-topped
+    3s came in (B612, DIN, Jura, Tiresias...), the model reads these 3s as
+    3s; the check stays as the guard should one pass for a 5."""
     model = generic_model()
     cam = ShoeCamera(get_deck("npm-cardsjs"), seed=17)
     threes = [(c, cam.still(c)) for c in ("3H", "3D") * 200]
@@ -235,11 +253,32 @@ def test_a_flat_topped_3_is_never_read_as_a_5(monkeypatch: pytest.MonkeyPatch) -
 
     three, five = reads()
     assert [(c, g) for c, g in three if g not in (c, None)] == []
+    # Measured 400 of 400 (5 with the model of the 146 fonts).
+    assert sum(c == g for c, g in three) >= 380
+    # The check would stop these 3s, were they read as 5s: the region of a
+    # 5's stroke is bare on nearly every one.
+    stems = [generic.five_stem(parts.rank_ink) for _, f in threes[:100]
+             for parts in _index_parts_in(f)]
+    assert len(stems) >= 90
+    assert sum(x < generic.FIVE_STEM_MIN for x in stems) >= 0.95 * len(stems)
     monkeypatch.setattr(generic, "FIVE_STEM_MIN", -1.0)  # the check off
-    three_before, five_before = reads()
-    assert [g for c, g in three_before if g not in (c, None)] != []  # these frames need it
+    _, five_before = reads()
     assert five == five_before
     assert all(sum(g is not None for g in got) > 0 for got in five.values())
+
+
+def _index_parts_in(frame: npt.NDArray[np.uint8]) -> list[generic.IndexParts]:
+    """The indices the generic reader finds in a shoe frame's band."""
+    left, right = GEOMETRY.band
+    band = np.ascontiguousarray(frame[:, left:right])
+    ramp = float(np.percentile(cv2.cvtColor(band, cv2.COLOR_BGR2GRAY)[::4, ::4], 10))
+    found = []
+    for pose in band_poses(band, generic_model(), GEOMETRY, ramp):
+        if in_view(band.shape, pose):
+            parts = generic.index_parts(corner_patch(band, pose))
+            if parts is not None:
+                found.append(parts)
+    return found
 
 
 @pytest.mark.parametrize("code", ["6D", "5D"])
@@ -348,3 +387,112 @@ def test_a_pip_beside_the_rank_is_not_taken_for_a_rank_cut_in_parts(
     before = generic.index_parts(patch)
     assert before is not None and before.rank_spill > generic.RANK_SPILL_MAX
     assert generic_model().read_corner(patch).card is None
+
+
+@pytest.mark.parametrize(("name", "code"), [
+    ("cardsjs-2H-corner-rank-on-its-suit", "2H"),
+    ("cardsjs-TC-corner-suit-on-a-pip", "TC"),
+    ("svg-cards-JC-corner-rank-on-its-suit", "JC"),
+])
+def test_glyphs_joined_by_blur_are_cut_apart(
+        name: str, code: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patches kept from benchmark frames: blur joins a small index's
+    glyphs to each other or to what lies beside them (a cardsjs 2 standing on
+    its heart, a cardsjs small club touching the big pip beside it, an
+    svg-cards J on its club, too tall then for a rank). No index was found.
+    The corner is now cut where the joined glyph is thinnest, and read."""
+    patch = cv2.imread(str(FRAMES / f"{name}.png"))
+    assert patch is not None
+    parts = generic.index_parts(patch)
+    assert parts is not None
+    rb, sb = parts.rank_box, parts.suit_box
+    assert sb.y >= rb.y2 - 1 and rb.x <= sb.cx <= rb.x2 and sb.h < rb.h
+    assert generic_model().read_corner(patch).card == code
+    monkeypatch.setattr(generic, "_split", lambda ink, miss: None)  # no cut
+    assert generic.index_parts(patch) is None
+
+
+def test_a_glyph_is_cut_only_where_it_is_thin() -> None:
+    """A rank and a suit joined by a one-pixel bridge are cut at the bridge;
+    a glyph as wide all the way down is not cut (it is refused as before)."""
+    ink = np.zeros((116, 64), np.float32)
+    ink[10:40, 14:32] = 1.0  # a rank
+    ink[40:42, 22:24] = 0.6  # blur between them
+    ink[42:60, 16:30] = 1.0  # its suit
+    n, labels, _, boxes = generic._components(ink, 0.4)
+    assert n == 2  # one glyph
+    miss = generic._NoSuit(labels, boxes, 1, boxes[1], [])
+    cut = generic._split(ink, miss)
+    assert cut is not None and set(np.nonzero(cut)[0]) <= {40, 41}
+    bar = np.zeros_like(ink)
+    bar[10:60, 14:32] = 1.0
+    n, labels, _, boxes = generic._components(bar, 0.4)
+    assert generic._split(bar, generic._NoSuit(labels, boxes, 1, boxes[1], [])) is None
+
+
+def test_the_build_sets_its_ratios_for_the_reader_as_it_runs() -> None:
+    """Out-of-fold reads the reader's shape checks refuse (a 3 read as a 5
+    without a 5's stroke) set no ratio; a glyph whose rank was misread with
+    its suit (a 9 of hearts read as a queen of diamonds) does not set the
+    suit's ratio: its rank is wrong whatever its suit. In the first build
+    with the 338 fonts one such glyph put the red suit's ratio over every
+    right read."""
+    from calibration import build_generic as b
+    from drivers.camera.generic import Verdict
+
+    def held(vetoed: bool) -> list[b.Scored]:
+        right = [b.Scored("5S", Verdict("5", "S", llr, 200.0, 1.0, 1.0, "SC", 50.0, "3"))
+                 for llr in (10.0, 100.0) for _ in range(1500)]
+        wrong = Verdict("5", "S", 60.0, 200.0, 1.0, 1.0, "SC", 50.0, "3")
+        return [*right, b.Scored("3S", wrong, vetoed)]
+
+    tr, _ = b._rate_thresholds(held(vetoed=False), 10.0, 10.0, 0.0)
+    assert 60.0 < tr <= 100.0
+    tr, _ = b._rate_thresholds(held(vetoed=True), 10.0, 10.0, 0.0)
+    assert tr <= 10.0
+    assert b.tally(held(vetoed=True), GenericThresholds(rank_llr_black=1.0, suit_llr_black=1.0)
+                   ) == {"right": 3000, "wrong": 0, "refused": 1}
+
+    def red(truth: str, rank: str) -> list[b.Scored]:
+        right = [b.Scored("9H", Verdict("9", "H", 90.0, 2400.0, 1.0, 1.0, "HD", 50.0, "6"))
+                 for _ in range(3000)]
+        wrong = Verdict(rank, "D", 5.0, 2500.0, 1.0, 1.0, "HD", 50.0, "9")
+        return [*right, b.Scored(truth, wrong)]
+
+    _, ts = b._rate_thresholds(red("9H", "Q"), 10.0, 10.0, 0.0)
+    assert ts <= 1.0  # the rank was wrong too
+    _, ts = b._rate_thresholds(red("QH", "Q"), 10.0, 10.0, 0.0)
+    assert ts >= 2500.0  # a suit confusion of a rank read right sets the floor
+    # A glyph misread in rank and suit beyond every ratio of the rank's grid:
+    # only the suit's floor can stop it, and every suit confusion sets it.
+    black = [b.Scored("9S", Verdict("9", "S", 90.0, 240.0, 1.0, 1.0, "SC", 50.0, "6"))] * 100
+    beyond = b.Scored("9H", Verdict("Q", "D", 250.0, 2500.0, 1.0, 1.0, "HD", 250.0, "9"))
+    t = b.choose_thresholds([*red("QH", "9")[:-1], *black, beyond], 1.1)
+    assert b.tally([beyond], t)["wrong"] == 0 and t.suit_llr >= 2500.0
+
+
+def test_a_j_whose_right_edge_is_no_stem_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of an svg-cards 3C (benchmark frame, seed 2024), blurred
+    across: the thin left ends of the 3's curves fell under the ink level
+    and its right half was read as a J. A J's right edge is its stem; this
+    one comes in at the 3's waist, and the J is refused. Right Js pass."""
+    patch, model = kept_patch_refused(
+        "svg-cards-3C-corner-left-ends-blurred-away", "3C",
+        lambda p: generic.right_notch(p.rank_ink) > generic.J_NOTCH_MAX)
+    j = generic.index_parts(cv2.imread(str(FRAMES / "svg-cards-JC-corner-rank-on-its-suit.png")))
+    assert j is not None and generic.right_notch(j.rank_ink) <= 0.5 * generic.J_NOTCH_MAX
+    stem = np.zeros((40, 16), np.float32)
+    stem[:32, 10:14] = 1.0  # a J: a stem, and a hook at its foot
+    stem[30:36, 2:14] = 1.0
+    assert generic.right_notch(stem) == 0.0
+    monkeypatch.setattr(generic, "J_NOTCH_MAX", 1e9)  # the check off
+    assert model.read_corner(patch).card == "JC"  # this patch needs it
+
+
+@given(labels=hnp.arrays(np.int32, st.tuples(st.integers(0, 12), st.integers(0, 12)),
+                         elements=st.integers(0, 9)),
+       ids=st.lists(st.integers(-2, 14), max_size=6))
+def test_the_label_lookup_is_numpys_isin(labels: npt.NDArray[np.int32], ids: list[int]) -> None:
+    """The reader's lookup-table mask of labels (drivers.camera.glyphs.member)
+    is exactly np.isin's, for any label image and any ids."""
+    assert np.array_equal(member(labels, ids), np.isin(labels, ids))
