@@ -703,7 +703,7 @@ OVER_X_GRID = (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 2
 
 
 def _colour_thresholds(some: list[Scored], colour: str, rank_d: float, suit_d: float,
-                       over_x: float, margin: float, every_confusion: bool = False
+                       over_x: float, margin: float, floor: float, every_confusion: bool
                        ) -> tuple[list[float], dict[str, float], dict[str, float]]:
     """One colour's thresholds, its ratio over "not a rank" given: ([rank over
     ranks, rank over no rank, suit], per rank read, per pair)."""
@@ -711,7 +711,6 @@ def _colour_thresholds(some: list[Scored], colour: str, rank_d: float, suit_d: f
     found = [margin * max(x, 1.0) for x in (tr, over_x, ts)]
     by: dict[str, float] = {}
     pair: dict[str, float] = {}
-    floor = _rank_floor(some)
     for r, t in _rank_thresholds(some, rank_d, suit_d, over_x, ts, floor).items():
         if margin * max(t, 1.0) < found[0]:
             by[r + colour] = round(margin * max(t, 1.0), 3)
@@ -719,6 +718,27 @@ def _colour_thresholds(some: list[Scored], colour: str, rank_d: float, suit_d: f
         if margin * max(t, 1.0) < by.get(ru[0] + colour, found[0]):
             pair[ru + colour] = round(margin * max(t, 1.0), 3)
     return found, by, pair
+
+
+def _best_over_x(some: list[Scored], colour: str, rank_d: float, suit_d: float, margin: float,
+                 floor: float, every_confusion: bool
+                 ) -> tuple[list[float], dict[str, float], dict[str, float]] | None:
+    """The colour's thresholds for the ratio over "not a rank" of OVER_X_GRID
+    that gives the most right reads with the misreads within the goal, or
+    None when none does."""
+    best: tuple[int, list[float], dict[str, float], dict[str, float]] | None = None
+    for over_x in OVER_X_GRID:
+        f, b, p = _colour_thresholds(some, colour, rank_d, suit_d, over_x, margin, floor,
+                                     every_confusion)
+        kw = (dict(rank_llr=f[0], rank_x_llr=f[1], suit_llr=f[2]) if colour == "HD" else
+              dict(rank_llr_black=f[0], rank_x_llr_black=f[1], suit_llr_black=f[2]))
+        got = tally(some, GenericThresholds(rank_distance=rank_d, suit_distance=suit_d,
+                                            rank_llr_by=b, rank_llr_pair=p, **kw))
+        if got["wrong"] > MISREAD_RATE * (got["right"] + got["wrong"]):
+            continue
+        if best is None or got["right"] > best[0]:
+            best = (got["right"], f, b, p)
+    return None if best is None else best[1:]
 
 
 def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
@@ -747,26 +767,16 @@ def choose_thresholds(held: list[Scored], margin: float) -> GenericThresholds:
     found: dict[str, list[float]] = {}
     for colour in ("HD", "SC"):
         some = [s for s in held if s.v.colour == colour]
-        best: tuple[int, list[float], dict[str, float], dict[str, float]] | None = None
+        floor = _rank_floor(some)
         # The suit's floor from the suit confusions of ranks read right; if
         # then no choice keeps the misreads within the goal (a glyph misread
         # in rank and suit beyond every ratio of the rank's grid), from every
         # suit confusion.
-        for over_x, every in [(x, False) for x in OVER_X_GRID] + [(x, True) for x in OVER_X_GRID]:
-            if every and best is not None:
-                break
-            f, b, p = _colour_thresholds(some, colour, rank_d, suit_d, over_x, margin, every)
-            kw = (dict(rank_llr=f[0], rank_x_llr=f[1], suit_llr=f[2]) if colour == "HD" else
-                  dict(rank_llr_black=f[0], rank_x_llr_black=f[1], suit_llr_black=f[2]))
-            got = tally(some, GenericThresholds(rank_distance=rank_d, suit_distance=suit_d,
-                                                rank_llr_by=b, rank_llr_pair=p, **kw))
-            if got["wrong"] > MISREAD_RATE * (got["right"] + got["wrong"]):
-                continue
-            if best is None or got["right"] > best[0]:
-                best = (got["right"], f, b, p)
+        best = (_best_over_x(some, colour, rank_d, suit_d, margin, floor, False)
+                or _best_over_x(some, colour, rank_d, suit_d, margin, floor, True))
         if best is None:
             raise ValueError(f"no thresholds keep the misreads of {colour} within the goal")
-        _, found[colour], b, p = best
+        found[colour], b, p = best
         by |= b
         pair |= p
     red, black = found["HD"], found["SC"]

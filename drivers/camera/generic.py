@@ -174,14 +174,32 @@ def _components(ink: FloatMap, level: float, cut: npt.NDArray[np.bool_] | None =
     return int(n), np.asarray(labels, np.int32), stats, _boxes(stats)
 
 
-def _rank_seeds(n: int, stats: npt.NDArray[np.int32], boxes: list[Box]) -> list[int]:
+def _rank_seeds(n: int, stats: npt.NDArray[np.int32], boxes: list[Box],
+                heights: tuple[int, int] = RANK_H) -> list[int]:
     """Components that may be the rank (or the first part of a ten): rank
-    sized, near the card's corner."""
+    sized (`heights`), near the card's corner."""
     o = MARGIN
     return [i for i in range(1, n)
-            if RANK_H[0] <= boxes[i].h <= RANK_H[1] and boxes[i].w <= 0.9 * RANK_H[1]
+            if heights[0] <= boxes[i].h <= heights[1] and boxes[i].w <= 0.9 * RANK_H[1]
             and boxes[i].y - o <= RANK_TOP_MAX and boxes[i].x - o <= RANK_LEFT_MAX
             and stats[i, 4] >= 18]
+
+
+def _nearest_corner(ids: list[int], boxes: list[Box]) -> int:
+    """Of glyphs that may be the rank, the one nearest the card's corner."""
+    return min(ids, key=lambda i: boxes[i].y + 0.5 * boxes[i].x)
+
+
+# The suit under a rank of height h: at most SUIT_H_MAX h tall and
+# SUIT_W_MAX h wide, its centre at most SUIT_OFF_MAX h beside the rank's
+# columns (index_parts; a glyph under the rank that is not is cut, _split).
+SUIT_H_MAX = 1.1
+SUIT_W_MAX = 1.4
+SUIT_OFF_MAX = 0.35
+
+
+def _centred_under(b: Box, rb: Box, h: float) -> bool:
+    return rb.x - SUIT_OFF_MAX * h <= b.cx <= rb.x2 + SUIT_OFF_MAX * h
 
 
 @dataclass(frozen=True)
@@ -230,14 +248,12 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
     seeds = _rank_seeds(n, stats, boxes)
     if not seeds:
         # A rank and the suit under it joined in one glyph too tall for a rank.
-        tall = [i for i in range(1, n)
-                if RANK_H[1] < boxes[i].h <= 2 * RANK_H[1] and boxes[i].w <= 0.9 * RANK_H[1]
-                and boxes[i].y - MARGIN <= RANK_TOP_MAX and boxes[i].x - MARGIN <= RANK_LEFT_MAX]
+        tall = _rank_seeds(n, stats, boxes, (RANK_H[1] + 1, 2 * RANK_H[1]))
         if not tall:
             return None
-        t = min(tall, key=lambda i: boxes[i].y + 0.5 * boxes[i].x)
+        t = _nearest_corner(tall, boxes)
         return _NoSuit(labels, boxes, t, boxes[t], [])
-    seed = min(seeds, key=lambda i: boxes[i].y + 0.5 * boxes[i].x)
+    seed = _nearest_corner(seeds, boxes)
     # The rank cut at its own ink level: a faint rank beside a saturated suit
     # or pip (the level above is set by the strongest ink in the corner)
     # keeps only its strongest strokes, and a part of a glyph can pass for
@@ -284,11 +300,11 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
             if b.y < rb.y2 and b.y2 > rb.y2 + 0.3 * h and b.x <= rb.x2 and b.x2 >= rb.x:
                 under.append(j)  # from beside the rank down into the suit's rows
             continue
-        if not rb.x - 0.35 * h <= b.cx <= rb.x2 + 0.35 * h:
+        if not _centred_under(b, rb, h):
             if b.x <= rb.x2 and b.x2 >= rb.x:
                 under.append(j)  # under the rank, its centre pulled aside
             continue
-        if not (0.22 * h <= b.h <= 1.1 * h and 0.2 * h <= b.w <= 1.4 * h):
+        if not (0.22 * h <= b.h <= SUIT_H_MAX * h and 0.2 * h <= b.w <= SUIT_W_MAX * h):
             under.append(j)
             continue
         key = (0 if rb.x <= b.cx <= rb.x2 else 1, b.y)
@@ -352,11 +368,11 @@ def _split(ink: FloatMap, miss: _NoSuit) -> npt.NDArray[np.bool_] | None:
     for j in miss.under:
         b = miss.boxes[j]
         own = miss.labels == j
-        if b.h > 1.1 * h:
+        if b.h > SUIT_H_MAX * h:
             y = _valley(ink, own, 0, b.y + round(0.3 * h), b.y + round(0.8 * h))
             if y is not None:
                 cut[y] = own[y]
-        if b.w > 1.4 * h or not rb.x - 0.35 * h <= b.cx <= rb.x2 + 0.35 * h:
+        if b.w > SUIT_W_MAX * h or not _centred_under(b, rb, h):
             x = _valley(ink, own, 1, max(b.x, rb.cx), rb.x2 + round(0.6 * h))
             if x is not None:
                 cut[:, x] = own[:, x]
