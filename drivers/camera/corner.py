@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.glyphs import Image, to_gray
+from drivers.camera.glyphs import Image, percentile, to_gray
 
 CARD_W, CARD_H = 200, 280  # the canonical card, portrait
 RANK_HEIGHT = 34  # nominal rank glyph height on the canonical card
@@ -120,7 +120,7 @@ def shoe_corners(band: Image, scale: float, ramp: float) -> list[CornerPose]:
     gray: npt.NDArray[np.float32] = np.asarray(
         cv2.GaussianBlur(to_gray(band).astype(np.float32), (0, 0), 1.0), np.float32)
     w = gray.shape[1]
-    paper = float(np.percentile(gray[::2, ::2], 97))
+    paper = percentile(gray[::2, ::2], 97)
     if paper - ramp < EDGE_MIN_CONTRAST:
         return []
     step = 0.22 * (paper - ramp)  # a card edge rises at least this much over 2 px

@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ import numpy.typing as npt
 
 from drivers.camera.convnet import ConvNet, fused
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
-from drivers.camera.glyphs import Box, FloatMap, Image, member
+from drivers.camera.glyphs import Box, FloatMap, Image, member, percentile
 from drivers.camera.lda import Discriminant
 from drivers.camera.match import CornerRead
 
@@ -215,7 +216,110 @@ class _NoSuit:
 
 def index_parts(patch: Image) -> IndexParts | None:
     """The index (rank over suit) nearest the card's corner in a corner
-    patch, or None when there is nothing like one.
+    patch, or None when there is nothing like one: the first of
+    index_candidates."""
+    return next(index_candidates(patch))
+
+
+def index_candidates(patch: Image) -> Iterator[IndexParts | None]:
+    """The index as it is first found (`_index_found`), then the index as
+    the glyphs may be cut apart otherwise, one by one as they are asked
+    for: the reader asks for the next only when the one before is refused.
+
+    A rank joined to the suit under it, in one glyph of no more than a
+    rank's height (a cardsjs 9 whose tail blurs into its heart), is taken
+    for the rank, and the big pip under it for the suit: that index reads
+    as no rank. The next candidate cuts such a glyph, when it is tall for
+    its width (TALL_RANK), where it is thinnest in its lower part, and is
+    kept only when the part under the cut is the suit found (_joined)."""
+    ink = ink_map(patch)
+    inner = ink[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W]
+    top = percentile(inner, 99.5)
+    if top < 0.15:
+        yield None
+        return
+    level = max(INK_FLOOR, INK_LEVEL * top)
+    first = _index_at(patch, ink, level, None)
+    yield _index_found(patch, ink, level, first)
+    yield _joined(patch, ink, level)
+    if isinstance(first, _NoSuit):
+        yield _suit_core(patch, ink, level, first)
+
+
+# A glyph under the rank too tall or too wide for a suit, and nowhere thin
+# enough to cut (_split), may be the suit lying on a court picture's ink (an
+# svg-cards king's small club on the gold finial of its sceptre). Its suit
+# is then taken as its uppermost fat part: the pixels deeper inside it than
+# SUIT_CORE of its greatest depth (distance to its edge), the highest piece
+# of them centred under the rank, grown back by that depth (an opening: the
+# strokes and bridges to what it touches, thinner, fall away).
+SUIT_CORE = 0.5
+
+
+def _suit_core(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> IndexParts | None:
+    rb, h = found.rank_box, found.rank_box.h
+    cut = np.zeros(ink.shape, bool)
+    for j in found.under:
+        b = found.boxes[j]
+        if b.h <= SUIT_H_MAX * h and b.w <= SUIT_W_MAX * h:
+            continue
+        own = found.labels == j
+        depth = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
+        reach = SUIT_CORE * float(depth.max())
+        n, lab, stats, centres = cv2.connectedComponentsWithStats(
+            (depth > reach).astype(np.uint8), connectivity=8)
+        cores = [k for k in range(1, n)
+                 if rb.x - SUIT_OFF_MAX * h <= centres[k][0] <= rb.x2 + SUIT_OFF_MAX * h]
+        if len(cores) < 2:
+            continue  # one fat part: nothing to take apart
+        top = min(cores, key=lambda k: int(stats[k, cv2.CC_STAT_TOP]))
+        r = math.ceil(reach) + 1
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+        suit = cv2.dilate((lab == top).astype(np.uint8), disc).astype(bool) & own
+        cut |= own & ~suit
+    if not cut.any():
+        return None
+    parts = _index_at(patch, ink, level, cut)
+    return parts if isinstance(parts, IndexParts) else None
+
+
+# A rank glyph more than TALL_RANK times as tall as wide may be a rank and
+# its suit joined (index_candidates): a screen of which glyphs to try, not a
+# test (svg-cards' condensed ranks reach 2.7 and its J 3.7, a cardsjs 9 on
+# its heart 2.9; the part cut off must prove a suit). It is cut at the row of least ink in
+# its lower part when the ink there is at most JOINED_THIN of its median
+# (more than _split allows: a 9's tail lying on its heart's lobes is as wide
+# as a stroke), and the part cut off is the suit when it starts at the cut
+# and is at least JOINED_SUIT_H of the rank's height left above it.
+TALL_RANK = 2.2
+JOINED_THIN = 0.75
+JOINED_SUIT_H = 0.5
+
+
+def _joined(patch: Image, ink: FloatMap, level: float) -> IndexParts | None:
+    found = _index_at(patch, ink, level, None, whole=True)
+    if (not isinstance(found, _NoSuit) or found.rank_box.h > RANK_H[1]
+            or found.rank_box.h <= TALL_RANK * found.rank_box.w):
+        return None  # (a glyph too tall for a rank is cut by _index_found)
+    rb, h = found.rank_box, found.rank_box.h
+    own = found.labels == found.seed
+    y = _valley(ink, own, 0, rb.y + 0.45 * h, rb.y2 - 0.2 * h, JOINED_THIN)
+    if y is None:
+        return None
+    # Across the glyph's whole width: its ink at the lower level the rank
+    # is cut at again (_index_at) must not join the parts again.
+    cut = np.zeros(ink.shape, bool)
+    cut[y, rb.x : rb.x2] = True
+    parts = _index_at(patch, ink, level, cut)
+    if (not isinstance(parts, IndexParts) or abs(parts.suit_box.y - y) > 2
+            or parts.suit_box.h < JOINED_SUIT_H * parts.rank_box.h):
+        return None
+    return parts
+
+
+def _index_found(patch: Image, ink: FloatMap, level: float,
+                 first: IndexParts | _NoSuit | None) -> IndexParts | None:
+    """The index as first found (see index_candidates).
 
     When a rank is found with no suit under it, the joined glyph is cut
     where its ink is thinnest (_split) and the corner looked at again, at
@@ -224,15 +328,11 @@ def index_parts(patch: Image) -> IndexParts | None:
     joins them (a cardsjs 2 standing on its heart, a small club touching the
     big pip beside it, an svg-cards J on its club). Where no glyph is thin
     enough to cut, the corner is refused as before."""
-    ink = ink_map(patch)
-    inner = ink[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W]
-    top = float(np.percentile(inner, 99.5))
-    if top < 0.15:
-        return None
-    level = max(INK_FLOOR, INK_LEVEL * top)
     cut: npt.NDArray[np.bool_] | None = None
+    found = first  # the glyphs as they are, uncut
     for _ in range(SPLIT_ROUNDS + 1):
-        found = _index_at(patch, ink, level, cut)
+        if cut is not None:
+            found = _index_at(patch, ink, level, cut)
         if not isinstance(found, _NoSuit):
             return found
         more = _split(ink, found)
@@ -242,8 +342,10 @@ def index_parts(patch: Image) -> IndexParts | None:
     return None
 
 
-def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.bool_] | None
-              ) -> IndexParts | _NoSuit | None:
+def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.bool_] | None,
+              whole: bool = False) -> IndexParts | _NoSuit | None:
+    """The index at this ink level, or what _split needs to cut it apart;
+    with `whole`, the rank glyph as one whose suit is to be cut off it."""
     n, labels, stats, boxes = _components(ink, level, cut)
     seeds = _rank_seeds(n, stats, boxes)
     if not seeds:
@@ -269,6 +371,8 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
             return None
     area = stats[:, 4]
     rb = boxes[seed]
+    if whole:
+        return _NoSuit(labels, boxes, seed, rb, [])
     group = [seed]
     h = rb.h
     for j in sorted(range(1, n), key=lambda i: boxes[i].x):
@@ -337,8 +441,8 @@ SPLIT_THIN = 0.5
 SPLIT_ROUNDS = 2
 
 
-def _valley(ink: FloatMap, own: npt.NDArray[np.bool_], axis: int, lo: float, hi: float
-            ) -> int | None:
+def _valley(ink: FloatMap, own: npt.NDArray[np.bool_], axis: int, lo: float, hi: float,
+            thin: float = SPLIT_THIN) -> int | None:
     """The row (axis 0) or column (axis 1) in [lo, hi) where the glyph
     `own` has least ink, when thin enough there (SPLIT_THIN)."""
     weight = np.where(own, ink, 0.0).sum(axis=1 - axis)
@@ -347,7 +451,7 @@ def _valley(ink: FloatMap, own: npt.NDArray[np.bool_], axis: int, lo: float, hi:
     if hi - lo < 1 or inked.size == 0:
         return None
     at = lo + int(np.argmin(weight[lo:hi]))
-    return at if weight[at] <= SPLIT_THIN * float(np.median(inked)) else None
+    return at if weight[at] <= thin * float(np.median(inked)) else None
 
 
 def _split(ink: FloatMap, miss: _NoSuit) -> npt.NDArray[np.bool_] | None:
@@ -462,7 +566,7 @@ def _redness(patch: Image, labels: npt.NDArray[Any], ids: list[int]) -> float:
 def _normalised(ink: FloatMap, size: tuple[int, int]) -> FloatMap:
     """A glyph stretched to `size`, its ink scaled to a peak of 1."""
     img = np.asarray(cv2.resize(ink, size, interpolation=cv2.INTER_AREA), np.float32)
-    peak = float(np.percentile(img, 98))
+    peak = percentile(img, 98)
     out: FloatMap = np.clip(img / max(peak, 0.05), 0.0, 1.0)
     return out
 
@@ -680,10 +784,17 @@ class GenericReader:
         return CornerRead(v.rank + v.suit, conf, raw, llr, 1.0)
 
     def read_corner(self, patch: Image) -> CornerRead:
-        parts = index_parts(patch)
-        if parts is None:
-            return CornerRead(None, 0.0, "??", (0.0, 0.0, 0.0), 0.0)
-        return self.read_parts(parts)
+        """The first of the index's candidates (index_candidates) read sure;
+        when none is, the first refusal."""
+        refused: CornerRead | None = None
+        for parts in index_candidates(patch):
+            if parts is None:
+                continue
+            read = self.read_parts(parts)
+            if read.card is not None:
+                return read
+            refused = refused or read
+        return refused or CornerRead(None, 0.0, "??", (0.0, 0.0, 0.0), 0.0)
 
 
 # --- the model file ------------------------------------------------------

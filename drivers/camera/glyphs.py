@@ -9,6 +9,7 @@ one global threshold, so uneven light and glare spots do not erase glyphs
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +93,26 @@ def member(labels: npt.NDArray[Any], ids: Any) -> npt.NDArray[np.bool_]:
     lut[wanted[(wanted >= 0) & (wanted < lut.size)]] = True
     out: npt.NDArray[np.bool_] = lut[labels]
     return out
+
+
+def percentile(values: npt.NDArray[Any], q: float) -> float:
+    """`np.percentile(values, q)` (linear interpolation, its default), the
+    same value by a partial sort of the two neighbours: np.percentile's
+    generality costs about 40 microseconds a call, and a corner read takes
+    half a dozen (a tenth of a millisecond on every frame)."""
+    flat = np.asarray(values).reshape(-1)
+    if flat.size == 0:
+        raise ValueError("percentile of no values")
+    pos = q / 100.0 * (flat.size - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, flat.size - 1)
+    part = np.partition(flat, (lo, hi)) if hi > lo else np.partition(flat, lo)
+    below, above = part[lo], part[hi]
+    t = pos - lo
+    # numpy's lerp as numpy writes it (from the nearer end, in the values'
+    # own type, the weight a Python float), for the same bits.
+    step = above - below
+    return float(below + step * t if t < 0.5 else above - step * (1.0 - t))
 
 
 def to_gray(patch: Image) -> Image:

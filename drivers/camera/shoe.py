@@ -29,7 +29,7 @@ from drivers.camera.corner import (
     patch_inside,
     shoe_corners,
 )
-from drivers.camera.glyphs import Image, find_indices, to_gray
+from drivers.camera.glyphs import Image, find_indices, percentile, to_gray
 from drivers.camera.match import CornerRead
 from drivers.camera.reader import Model, rank_anchor, read_corner
 
@@ -386,7 +386,7 @@ def read_still(frame: Image, model: Model, geometry: ShoeGeometry,
     left, right = geometry.band
     band = np.ascontiguousarray(frame[:, left:right])
     if ramp is None:
-        ramp = float(np.percentile(to_gray(band)[::4, ::4], 10))
+        ramp = percentile(to_gray(band)[::4, ::4], 10)
     reads = [r for _, r in read_band(band, model, geometry, ramp)]
     cards = {r.card for r in reads if r.card is not None}
     if len(cards) != 1:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -19,7 +20,7 @@ from hypothesis.extra import numpy as hnp
 from drivers.camera import generic
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN, corner_patch
 from drivers.camera.generic import MODEL_PATH, GenericThresholds, generic_model, load_model
-from drivers.camera.glyphs import member
+from drivers.camera.glyphs import member, percentile
 from drivers.camera.shoe import ShoeGeometry, band_poses, in_view, read_still
 from drivers.camera.source import CardSource
 from sim.camera.decks import ALL_CARDS
@@ -412,6 +413,65 @@ def test_glyphs_joined_by_blur_are_cut_apart(
     assert generic.index_parts(patch) is None
 
 
+def test_a_rank_joined_to_its_suit_is_cut_when_first_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of a cardsjs 9 of hearts (kept from a benchmark frame):
+    blur joins the 9's tail to the heart under it, one glyph no taller than
+    a rank, so the 9 and its heart were taken for the rank, the big pip
+    under them for the suit, and the index read as no rank. When the index
+    so found is refused, the reader looks again with the tall glyph cut
+    where it is thinnest in its lower part; the part cut off must be the
+    suit found under the cut."""
+    patch = cv2.imread(str(FRAMES / "cardsjs-9H-corner-tail-on-its-heart.png"))
+    assert patch is not None
+    model = generic_model()
+    first = generic.index_parts(patch)
+    assert first is not None and first.rank_box.h > generic.TALL_RANK * first.rank_box.w
+    assert model.read_parts(first).card is None
+    again = [p for p in generic.index_candidates(patch) if p is not None][1]
+    rb, sb = again.rank_box, again.suit_box
+    assert sb.y >= rb.y2 and rb.x <= sb.cx <= rb.x2 and sb.h < rb.h < first.rank_box.h
+    assert model.read_parts(again).card == "9H"
+    assert model.read_corner(patch).card == "9H"
+    monkeypatch.setattr(generic, "_joined", lambda patch, ink, level: None)  # no second look
+    assert model.read_corner(patch).card is None
+
+
+def test_a_rank_on_its_suit_is_cut_where_a_stroke_lies_across(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of a cardsjs 2 of hearts (benchmark frame): the 2's base
+    lies on the heart's lobes, so the joined glyph is no thinner there than
+    a stroke (JOINED_THIN, over the SPLIT_THIN that finds a bridge) and no
+    index was found. Looked at again, it is cut there and read."""
+    patch = cv2.imread(str(FRAMES / "cardsjs-2H-corner-base-on-its-heart.png"))
+    assert patch is not None
+    assert generic.index_parts(patch) is None
+    assert generic_model().read_corner(patch).card == "2H"
+    monkeypatch.setattr(generic, "JOINED_THIN", generic.SPLIT_THIN)
+    assert generic_model().read_corner(patch).card is None
+
+
+def test_a_suit_on_a_court_picture_is_taken_from_its_fat_part(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of an svg-cards king of clubs (benchmark frame): the
+    small club under the K lies on the gold finial of the king's sceptre,
+    and blur joins them. Cut where thinnest, the club keeps a piece of the
+    finial and is refused (too far from every suit). Looked at again, the
+    suit is the glyph's uppermost fat part, the finial's strokes fallen
+    away, and the card is read."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-KC-corner-suit-on-the-sceptre.png"))
+    assert patch is not None
+    model = generic_model()
+    first = generic.index_parts(patch)
+    assert first is not None and model.read_parts(first).card is None
+    again = [p for p in generic.index_candidates(patch) if p is not None][-1]
+    assert again.suit_box.w < first.suit_box.w  # the finial's piece beside it is gone
+    assert model.read_parts(again).card == "KC"
+    assert model.read_corner(patch).card == "KC"
+    monkeypatch.setattr(generic, "_suit_core", lambda patch, ink, level, found: None)
+    assert model.read_corner(patch).card is None
+
+
 def test_a_glyph_is_cut_only_where_it_is_thin() -> None:
     """A rank and a suit joined by a one-pixel bridge are cut at the bridge;
     a glyph as wide all the way down is not cut (it is refused as before)."""
@@ -496,3 +556,15 @@ def test_the_label_lookup_is_numpys_isin(labels: npt.NDArray[np.int32], ids: lis
     """The reader's lookup-table mask of labels (drivers.camera.glyphs.member)
     is exactly np.isin's, for any label image and any ids."""
     assert np.array_equal(member(labels, ids), np.isin(labels, ids))
+
+
+@given(values=st.one_of(hnp.arrays(np.float32, st.integers(1, 400),
+                                   elements=st.floats(0.0, 1.0, width=32)),
+                        hnp.arrays(np.uint8, st.integers(1, 400))),
+       q=st.one_of(st.sampled_from([0.0, 10.0, 97.0, 98.0, 99.5, 100.0]),
+                   st.floats(0.0, 100.0)))
+def test_the_percentile_is_numpys(values: npt.NDArray[Any], q: float) -> None:
+    """The readers' percentile (drivers.camera.glyphs.percentile; ink maps
+    in float32, grey images in uint8) is exactly np.percentile's, bit for
+    bit, so no feature, level or read changes with it."""
+    assert percentile(values, q) == float(np.percentile(values, q))
