@@ -241,7 +241,10 @@ def index_candidates(patch: Image) -> Iterator[IndexParts | None]:
     level = max(INK_FLOOR, INK_LEVEL * top)
     first = _index_at(patch, ink, level, None)
     yield _index_found(patch, ink, level, first)
-    yield _joined(patch, ink, level)
+    whole = _index_at(patch, ink, level, None, whole=True)
+    if isinstance(whole, _NoSuit):
+        yield _joined(patch, ink, level, whole)
+        yield _beside(patch, ink, level, whole)
     if isinstance(first, _NoSuit):
         yield _suit_core(patch, ink, level, first)
 
@@ -296,10 +299,8 @@ JOINED_THIN = 0.75
 JOINED_SUIT_H = 0.5
 
 
-def _joined(patch: Image, ink: FloatMap, level: float) -> IndexParts | None:
-    found = _index_at(patch, ink, level, None, whole=True)
-    if (not isinstance(found, _NoSuit) or found.rank_box.h > RANK_H[1]
-            or found.rank_box.h <= TALL_RANK * found.rank_box.w):
+def _joined(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> IndexParts | None:
+    if found.rank_box.h > RANK_H[1] or found.rank_box.h <= TALL_RANK * found.rank_box.w:
         return None  # (a glyph too tall for a rank is cut by _index_found)
     rb, h = found.rank_box, found.rank_box.h
     own = found.labels == found.seed
@@ -313,6 +314,30 @@ def _joined(patch: Image, ink: FloatMap, level: float) -> IndexParts | None:
     parts = _index_at(patch, ink, level, cut)
     if (not isinstance(parts, IndexParts) or abs(parts.suit_box.y - y) > 2
             or parts.suit_box.h < JOINED_SUIT_H * parts.rank_box.h):
+        return None
+    return parts
+
+
+# A rank glyph at least WIDE_RANK times as wide as tall may be a rank and a
+# glyph beside it joined (an svg-cards K whose foot touches the big diamond
+# beside it). It is cut down the column of least ink in its right part,
+# when the ink there is at most JOINED_THIN of its median, and the rank
+# found then must be narrower.
+WIDE_RANK = 0.8
+
+
+def _beside(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> IndexParts | None:
+    rb = found.rank_box
+    if rb.w < WIDE_RANK * rb.h:
+        return None
+    own = found.labels == found.seed
+    x = _valley(ink, own, 1, rb.x + 0.4 * rb.w, rb.x2 - 0.1 * rb.w, JOINED_THIN)
+    if x is None:
+        return None
+    cut = np.zeros(ink.shape, bool)
+    cut[rb.y : rb.y2, x] = True
+    parts = _index_at(patch, ink, level, cut)
+    if not isinstance(parts, IndexParts) or parts.rank_box.w >= rb.w:
         return None
     return parts
 

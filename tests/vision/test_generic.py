@@ -433,7 +433,7 @@ def test_a_rank_joined_to_its_suit_is_cut_when_first_refused(
     assert sb.y >= rb.y2 and rb.x <= sb.cx <= rb.x2 and sb.h < rb.h < first.rank_box.h
     assert model.read_parts(again).card == "9H"
     assert model.read_corner(patch).card == "9H"
-    monkeypatch.setattr(generic, "_joined", lambda patch, ink, level: None)  # no second look
+    monkeypatch.setattr(generic, "_joined", lambda patch, ink, level, found: None)  # no second look
     assert model.read_corner(patch).card is None
 
 
@@ -469,6 +469,25 @@ def test_a_suit_on_a_court_picture_is_taken_from_its_fat_part(
     assert model.read_parts(again).card == "KC"
     assert model.read_corner(patch).card == "KC"
     monkeypatch.setattr(generic, "_suit_core", lambda patch, ink, level, found: None)
+    assert model.read_corner(patch).card is None
+
+
+def test_a_rank_joined_to_the_glyph_beside_it_is_cut_when_first_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of an svg-cards king of diamonds (benchmark frame): blur
+    joins the K's foot to the big diamond beside it, one glyph as wide as it
+    is tall, read as a rank far from every one. Looked at again, the glyph
+    is cut down its thinnest column, and the K alone is read."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-KD-corner-foot-on-the-pip.png"))
+    assert patch is not None
+    model = generic_model()
+    first = generic.index_parts(patch)
+    assert first is not None and first.rank_box.w >= generic.WIDE_RANK * first.rank_box.h
+    assert model.read_parts(first).card is None
+    again = [p for p in generic.index_candidates(patch) if p is not None][1]
+    assert again.rank_box.w < 0.7 * again.rank_box.h and again.rank_box.x == first.rank_box.x
+    assert model.read_corner(patch).card == "KD"
+    monkeypatch.setattr(generic, "_beside", lambda patch, ink, level, found: None)
     assert model.read_corner(patch).card is None
 
 
