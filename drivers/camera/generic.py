@@ -222,16 +222,22 @@ def index_parts(patch: Image) -> IndexParts | None:
 
 
 def index_candidates(patch: Image) -> Iterator[IndexParts | None]:
-    """The index as it is first found (`_index_found`), then the index as
-    the glyphs may be cut apart otherwise, one by one as they are asked
-    for: the reader asks for the next only when the one before is refused.
+    """The index as it is first found (`_index_found`), then as the glyphs
+    may be taken apart otherwise, one way after the other as they are asked
+    for (the reader asks for the next only when the one before is refused,
+    so a corner read at the first look costs nothing more):
 
-    A rank joined to the suit under it, in one glyph of no more than a
-    rank's height (a cardsjs 9 whose tail blurs into its heart), is taken
-    for the rank, and the big pip under it for the suit: that index reads
-    as no rank. The next candidate cuts such a glyph, when it is tall for
-    its width (TALL_RANK), where it is thinnest in its lower part, and is
-    kept only when the part under the cut is the suit found (_joined)."""
+    - a rank glyph tall for its width cut across where it is thinnest in
+      its lower part (_joined: a rank and its suit joined in one glyph no
+      taller than a rank, taken for the rank with the big pip under it for
+      the suit);
+    - a rank glyph as wide as tall cut down where it is thinnest in its
+      right part (_beside: a rank joined to a big pip beside it);
+    - the suit as the uppermost fat part of a glyph under the rank too big
+      for a suit (_suit_core: a small suit on a court picture's ink).
+
+    Each is a whole index, read against every threshold and check on its
+    own. None is what an uncut corner would be without an index."""
     ink = ink_map(patch)
     inner = ink[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W]
     top = percentile(inner, 99.5)
@@ -249,51 +255,15 @@ def index_candidates(patch: Image) -> Iterator[IndexParts | None]:
         yield _suit_core(patch, ink, level, first)
 
 
-# A glyph under the rank too tall or too wide for a suit, and nowhere thin
-# enough to cut (_split), may be the suit lying on a court picture's ink (an
-# svg-cards king's small club on the gold finial of its sceptre). Its suit
-# is then taken as its uppermost fat part: the pixels deeper inside it than
-# SUIT_CORE of its greatest depth (distance to its edge), the highest piece
-# of them centred under the rank, grown back by that depth (an opening: the
-# strokes and bridges to what it touches, thinner, fall away).
-SUIT_CORE = 0.5
-
-
-def _suit_core(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> IndexParts | None:
-    rb, h = found.rank_box, found.rank_box.h
-    cut = np.zeros(ink.shape, bool)
-    for j in found.under:
-        b = found.boxes[j]
-        if b.h <= SUIT_H_MAX * h and b.w <= SUIT_W_MAX * h:
-            continue
-        own = found.labels == j
-        depth = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
-        reach = SUIT_CORE * float(depth.max())
-        n, lab, stats, centres = cv2.connectedComponentsWithStats(
-            (depth > reach).astype(np.uint8), connectivity=8)
-        cores = [k for k in range(1, n)
-                 if rb.x - SUIT_OFF_MAX * h <= centres[k][0] <= rb.x2 + SUIT_OFF_MAX * h]
-        if len(cores) < 2:
-            continue  # one fat part: nothing to take apart
-        top = min(cores, key=lambda k: int(stats[k, cv2.CC_STAT_TOP]))
-        r = math.ceil(reach) + 1
-        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-        suit = cv2.dilate((lab == top).astype(np.uint8), disc).astype(bool) & own
-        cut |= own & ~suit
-    if not cut.any():
-        return None
-    parts = _index_at(patch, ink, level, cut)
-    return parts if isinstance(parts, IndexParts) else None
-
-
 # A rank glyph more than TALL_RANK times as tall as wide may be a rank and
-# its suit joined (index_candidates): a screen of which glyphs to try, not a
-# test (svg-cards' condensed ranks reach 2.7 and its J 3.7, a cardsjs 9 on
-# its heart 2.9; the part cut off must prove a suit). It is cut at the row of least ink in
-# its lower part when the ink there is at most JOINED_THIN of its median
-# (more than _split allows: a 9's tail lying on its heart's lobes is as wide
-# as a stroke), and the part cut off is the suit when it starts at the cut
-# and is at least JOINED_SUIT_H of the rank's height left above it.
+# its suit joined (index_candidates): a screen of which glyphs to try, not
+# a test (svg-cards' condensed ranks reach 2.7 and its J 3.7, a cardsjs 9
+# on its heart 2.9; the part cut off must prove a suit). It is cut at the
+# row of least ink in its lower part when the ink there is at most
+# JOINED_THIN of its median (more than _split allows: a 9's tail lying on
+# its heart's lobes is as wide as a stroke), and the part cut off is the
+# suit when it starts at the cut and is at least JOINED_SUIT_H of the
+# rank's height left above it.
 TALL_RANK = 2.2
 JOINED_THIN = 0.75
 JOINED_SUIT_H = 0.5
@@ -340,6 +310,43 @@ def _beside(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> IndexP
     if not isinstance(parts, IndexParts) or parts.rank_box.w >= rb.w:
         return None
     return parts
+
+
+# A glyph under the rank too tall or too wide for a suit, and nowhere thin
+# enough to cut (_split), may be the suit lying on a court picture's ink (an
+# svg-cards king's small club on the gold finial of its sceptre). Its suit
+# is then taken as its uppermost fat part: the pixels deeper inside it than
+# SUIT_CORE of its greatest depth (distance to its edge), the highest piece
+# of them centred under the rank, grown back by that depth (an opening: the
+# strokes and bridges to what it touches, thinner, fall away).
+SUIT_CORE = 0.5
+
+
+def _suit_core(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> IndexParts | None:
+    rb, h = found.rank_box, found.rank_box.h
+    cut = np.zeros(ink.shape, bool)
+    for j in found.under:
+        b = found.boxes[j]
+        if b.h <= SUIT_H_MAX * h and b.w <= SUIT_W_MAX * h:
+            continue
+        own = found.labels == j
+        depth = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
+        reach = SUIT_CORE * float(depth.max())
+        n, lab, stats, centres = cv2.connectedComponentsWithStats(
+            (depth > reach).astype(np.uint8), connectivity=8)
+        cores = [k for k in range(1, n)
+                 if rb.x - SUIT_OFF_MAX * h <= centres[k][0] <= rb.x2 + SUIT_OFF_MAX * h]
+        if len(cores) < 2:
+            continue  # one fat part: nothing to take apart
+        top = min(cores, key=lambda k: int(stats[k, cv2.CC_STAT_TOP]))
+        r = math.ceil(reach) + 1
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+        suit = cv2.dilate((lab == top).astype(np.uint8), disc).astype(bool) & own
+        cut |= own & ~suit
+    if not cut.any():
+        return None
+    parts = _index_at(patch, ink, level, cut)
+    return parts if isinstance(parts, IndexParts) else None
 
 
 def _index_found(patch: Image, ink: FloatMap, level: float,
@@ -469,7 +476,8 @@ SPLIT_ROUNDS = 2
 def _valley(ink: FloatMap, own: npt.NDArray[np.bool_], axis: int, lo: float, hi: float,
             thin: float = SPLIT_THIN) -> int | None:
     """The row (axis 0) or column (axis 1) in [lo, hi) where the glyph
-    `own` has least ink, when thin enough there (SPLIT_THIN)."""
+    `own` has least ink, when thin enough there (at most `thin` of its
+    median)."""
     weight = np.where(own, ink, 0.0).sum(axis=1 - axis)
     inked = weight[weight > 0]
     lo, hi = max(round(lo), 0), min(round(hi), weight.size)

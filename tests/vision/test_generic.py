@@ -32,9 +32,9 @@ FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 # Seeded samples (seed 12, 300 frames a deck); the 10,000-frame figures are in
 # docs/benchmarks.md. The goal (99 % right, at most 1 misread in 10,000) is
 # NOT met on every deck: floors sit under what the reader measures on these
-# seeds (96.0, 98.7 and 99.3 %) so that a regression fails. Misreads must
+# seeds (97.3, 99.7 and 99.3 %) so that a regression fails. Misreads must
 # be zero.
-GENERIC_FLOOR = {"npm-svg-cards": 0.94, "npm-cardsjs": 0.96, "house": 0.97}
+GENERIC_FLOOR = {"npm-svg-cards": 0.95, "npm-cardsjs": 0.975, "house": 0.97}
 
 
 def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
