@@ -393,13 +393,17 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
     # keeps only its strongest strokes, and a part of a glyph can pass for
     # another glyph (the top bar, diagonal and right of the bowl of a faint
     # flat-topped 3 read as a 5). Cut again at its level, the glyph must
-    # still be one rank-sized component, else the corner is refused.
+    # still be one rank-sized component, else the corner is refused; or,
+    # joined at that level to the suit under it (an svg-cards J's foot to
+    # its club), too tall for a rank, it is cut apart as such (_split).
     own = max(INK_FLOOR, INK_LEVEL * float(ink[labels == seed].max()))
     if own < level:
         at = np.argwhere(labels == seed)[0]
         n, labels, stats, boxes = _components(ink, own, cut)
         seed = int(labels[at[0], at[1]])
         if seed not in _rank_seeds(n, stats, boxes):
+            if seed in _rank_seeds(n, stats, boxes, (RANK_H[1] + 1, 2 * RANK_H[1])):
+                return _NoSuit(labels, boxes, seed, boxes[seed], [])
             return None
     area = stats[:, 4]
     rb = boxes[seed]

@@ -491,6 +491,30 @@ def test_a_rank_joined_to_the_glyph_beside_it_is_cut_when_first_refused(
     assert model.read_corner(patch).card is None
 
 
+def test_a_rank_joined_to_its_suit_at_its_own_level_is_cut_apart() -> None:
+    """Corner patch of an svg-cards jack of clubs (benchmark frame): at the
+    corner's ink level the J and its club are apart, but the J is fainter
+    than the corner's strongest ink, and cut again at its own, lower, level
+    its foot joins the club: one glyph too tall for a rank, and the corner
+    was refused. It is now cut apart like a rank and suit joined at the
+    corner's level."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-JC-corner-foot-on-its-club-at-its-own-level.png"))
+    assert patch is not None
+    ink = generic.ink_map(patch)
+    inner = ink[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W]
+    level = generic.INK_LEVEL * percentile(inner, 99.5)
+    parts = generic.index_parts(patch)
+    assert parts is not None
+    rb, sb = parts.rank_box, parts.suit_box
+    own = generic.INK_LEVEL * float(ink[rb.y : rb.y2, rb.x : rb.x2].max())
+    assert own < level
+    # At the J's own level, J and club are one glyph, too tall for a rank.
+    _, labels, _, boxes = generic._components(ink, own)
+    joined = boxes[labels[rb.y + rb.h // 2, rb.x : rb.x2].max()]
+    assert joined.h > generic.RANK_H[1] and joined.y2 >= sb.y2 - 1
+    assert generic_model().read_corner(patch).card == "JC"
+
+
 def test_a_glyph_is_cut_only_where_it_is_thin() -> None:
     """A rank and a suit joined by a one-pixel bridge are cut at the bridge;
     a glyph as wide all the way down is not cut (it is refused as before)."""
