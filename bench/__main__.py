@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("engine", "vision", "service", "drivers", "soak", "surveillance")
+BENCHMARKS = ("engine", "vision", "generic_views", "service", "drivers", "soak", "surveillance")
 
 
 def main() -> None:

@@ -505,7 +505,13 @@ class Samples:
 
 
 def generate(fonts: list[Font], per_rank: int, per_other: int, seed: int,
-             cache: GlyphCache, log: bool = True) -> Samples:
+             cache: GlyphCache, log: bool = True,
+             every: list[tuple[str, str, Image]] | None = None) -> Samples:
+    """The synthetic views' index parts, as the reader finds them; views
+    where no index is found, or one elsewhere than drawn, are counted and
+    left out. With `every`, each view's corner patch is also kept there
+    (truth, font family, patch), those left out included
+    (bench.generic_views reads them all)."""
     rng = np.random.default_rng(seed)
     optics = OpticsRange()
     out = Samples([], [], [], [], [], [])
@@ -525,6 +531,8 @@ def generate(fonts: list[Font], per_rank: int, per_other: int, seed: int,
             face, layout = synthetic_card(text, suit, font, sfont, cache, rng)
             out.views += 1
             got = view(face, rng, optics)
+            if every is not None and got is not None:
+                every.append((label + suit, font.family, got[0]))
             parts = index_parts(got[0]) if got is not None else None
             if parts is None:
                 out.lost += 1
@@ -797,6 +805,20 @@ def _font_meta(f: Font, fold: int) -> dict[str, Any]:
             "sha256_16": _sha(f.path)}
 
 
+def fold_readers(data: Samples, fold_of: npt.NDArray[np.int_], shrink: float, seed: int
+                 ) -> tuple[list[GenericReader], list[Scored]]:
+    """A reader per fold, trained without that fold's families (thresholds
+    not set), and its scores of the fold's samples: the out-of-fold reads
+    the thresholds are chosen on."""
+    readers: list[GenericReader] = []
+    held: list[Scored] = []
+    for k in range(FOLDS):
+        rank, suit, nets = train(data, shrink, seed + 1 + k, fold_of != k)
+        readers.append(GenericReader(rank, suit, GenericThresholds(), {}, suit_nets=nets))
+        held += score(readers[-1], data, fold_of == k)
+    return readers, held
+
+
 def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
           margin: float, font_limit: int | None = None,
           dump: Path | None = None) -> GenericReader:
@@ -811,11 +833,7 @@ def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
     print(f"views {data.views}: {len(data.truth)} used, {data.lost} lost, "
           f"{data.miscut} cut wrongly", file=sys.stderr)
     fold_of = np.array([folds[f] for f in data.family])
-    held: list[Scored] = []
-    for k in range(FOLDS):
-        rank, suit, nets = train(data, shrink, seed + 1 + k, fold_of != k)
-        held += score(GenericReader(rank, suit, GenericThresholds(), {}, suit_nets=nets), data,
-                      fold_of == k)
+    _, held = fold_readers(data, fold_of, shrink, seed)
     t = choose_thresholds(held, margin)
     if dump is not None:  # for looking into the errors (pickle: development only)
         import pickle

@@ -4,6 +4,7 @@ indices refused; a whole deal through CardSource; the build script itself."""
 
 from __future__ import annotations
 
+import collections
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -229,6 +230,26 @@ def test_build_script_writes_a_model_the_reader_loads(tmp_path: Path) -> None:
     assert np.array_equal(again.rank.weights, reader.rank.weights)
     assert np.array_equal(again.suit.weights, reader.suit.weights)
     assert len(loaded.suit_nets) == len(reader.suit_nets) >= 1
+
+
+def test_the_build_can_keep_every_view() -> None:
+    """bench.generic_views reads every view of the build out of fold, those
+    the build leaves out (no index found, or one elsewhere than drawn)
+    included: `generate` keeps each view's corner patch with its truth."""
+    pytest.importorskip("PIL")
+    from calibration import build_generic
+
+    fonts = build_generic.find_fonts()
+    if len(fonts) < 2:
+        pytest.skip("the font packages of calibration/build_generic.py are not installed")
+    views: list[tuple[str, str, npt.NDArray[np.uint8]]] = []
+    data = build_generic.generate(fonts[:2], per_rank=1, per_other=2, seed=5,
+                                  cache=build_generic.GlyphCache(), log=False, every=views)
+    assert len(data.truth) + data.miscut <= len(views) <= data.views
+    kept = collections.Counter(truth for truth, _, _ in views)
+    assert not collections.Counter(data.truth) - kept  # every sample used is among them
+    assert {family for _, family, _ in views} == {f.family for f in fonts[:2]}
+    assert all(patch.shape == views[0][2].shape for _, _, patch in views)
 
 
 def test_a_flat_topped_3_is_never_read_as_a_5(monkeypatch: pytest.MonkeyPatch) -> None:
