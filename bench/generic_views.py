@@ -36,18 +36,10 @@ def outcome(card: str | None, truth: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.generic_views",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--font-limit", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--per-rank", type=int, default=12)
-    parser.add_argument("--per-other", type=int, default=16)
-    parser.add_argument("--shrink", type=float, default=0.1)
-    parser.add_argument("--margin", type=float, default=1.1)
+    build.add_build_options(parser)  # the build's own, so the same views and thresholds
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    fonts = build.find_fonts()
-    if args.font_limit is not None and args.font_limit < len(fonts):
-        step = len(fonts) / args.font_limit  # as the build picks them
-        fonts = [fonts[int(i * step)] for i in range(args.font_limit)]
+    fonts = build.pick_fonts(args.font_limit)
     folds = build.family_folds(fonts)
     views: list[tuple[str, str, Image]] = []
     data = build.generate(fonts, args.per_rank, args.per_other, args.seed,

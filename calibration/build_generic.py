@@ -819,13 +819,36 @@ def fold_readers(data: Samples, fold_of: npt.NDArray[np.int_], shrink: float, se
     return readers, held
 
 
+def pick_fonts(font_limit: int | None = None) -> list[Font]:
+    """The fonts a build renders: all found, or `font_limit` of them evenly
+    through the sorted list (a quick build)."""
+    fonts = find_fonts()
+    if font_limit is not None and font_limit < len(fonts):
+        step = len(fonts) / font_limit
+        fonts = [fonts[int(i * step)] for i in range(font_limit)]
+    return fonts
+
+
+def add_build_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a build (views, seed, shrinkage, margin, fonts), as the
+    shipped model was built with them by default."""
+    parser.add_argument("--per-rank", type=int, default=12,
+                        help="views of each rank per font (random suit)")
+    parser.add_argument("--per-other", type=int, default=16,
+                        help="views of glyphs that are no rank, per font")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shrink", type=float, default=0.1)
+    parser.add_argument("--font-limit", type=int, default=None,
+                        help="use only this many fonts (a quick build, for tests)")
+    parser.add_argument("--margin", type=float, default=1.1,
+                        help="likelihood-ratio thresholds: this times those that keep "
+                             "out-of-fold misreads within the goal")
+
+
 def build(out: Path, per_rank: int, per_other: int, seed: int, shrink: float,
           margin: float, font_limit: int | None = None,
           dump: Path | None = None) -> GenericReader:
-    fonts = find_fonts()
-    if font_limit is not None and font_limit < len(fonts):
-        step = len(fonts) / font_limit  # evenly through the sorted list (a quick build)
-        fonts = [fonts[int(i * step)] for i in range(font_limit)]
+    fonts = pick_fonts(font_limit)
     folds = family_folds(fonts)
     print(f"{len(fonts)} fonts, {len(folds)} families, {FOLDS} folds", file=sys.stderr)
     cache = GlyphCache()
@@ -878,19 +901,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m calibration.build_generic",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
-    parser.add_argument("--per-rank", type=int, default=12,
-                        help="views of each rank per font (random suit)")
-    parser.add_argument("--per-other", type=int, default=16,
-                        help="views of glyphs that are no rank, per font")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--shrink", type=float, default=0.1)
-    parser.add_argument("--font-limit", type=int, default=None,
-                        help="use only this many fonts (a quick build, for tests)")
+    add_build_options(parser)
     parser.add_argument("--dump-out-of-fold", type=Path, default=None,
                         help="also write the out-of-fold reads (with their glyphs) here")
-    parser.add_argument("--margin", type=float, default=1.1,
-                        help="likelihood-ratio thresholds: this times those that keep "
-                             "out-of-fold misreads within the goal")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     build(args.out, args.per_rank, args.per_other, args.seed, args.shrink, args.margin,
