@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -221,7 +221,8 @@ def index_parts(patch: Image) -> IndexParts | None:
     return next(index_candidates(patch))
 
 
-def index_candidates(patch: Image) -> Iterator[IndexParts | None]:
+def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | None = None
+                     ) -> Iterator[IndexParts | None]:
     """The index as it is first found (`_index_found`), then as the glyphs
     may be taken apart otherwise, one way after the other as they are asked
     for (the reader asks for the next only when the one before is refused,
@@ -233,11 +234,19 @@ def index_candidates(patch: Image) -> Iterator[IndexParts | None]:
       the suit);
     - a rank glyph as wide as tall cut down where it is thinnest in its
       right part (_beside: a rank joined to a big pip beside it);
+    - the suit found with the thin strokes hanging off it beside its
+      middle pruned (_suit_pruned: a small club with a piece of a court
+      picture's outline at its lobe);
     - the suit as the uppermost fat part of a glyph under the rank too big
-      for a suit (_suit_core: a small suit on a court picture's ink).
+      for a suit, that part taken deeper inside the glyph at each look
+      (_suit_core, SUIT_CORES: a small suit on a court picture's ink).
 
     Each is a whole index, read against every threshold and check on its
-    own. None is what an uncut corner would be without an index."""
+    own. None is what an uncut corner would be without an index.
+
+    `rank_refused`, when given, says of an index that its rank glyph alone
+    refuses it: the looks that take only the suit apart again, keeping
+    that rank glyph, are then not tried."""
     ink = ink_map(patch)
     inner = ink[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W]
     top = percentile(inner, 99.5)
@@ -246,13 +255,23 @@ def index_candidates(patch: Image) -> Iterator[IndexParts | None]:
         return
     level = max(INK_FLOOR, INK_LEVEL * top)
     first = _index_at(patch, ink, level, None)
-    yield _index_found(patch, ink, level, first)
+    found, cut = _index_found(patch, ink, level, first)
+    yield found
     whole = _index_at(patch, ink, level, None, whole=True)
     if isinstance(whole, _NoSuit):
         yield _joined(patch, ink, level, whole)
         yield _beside(patch, ink, level, whole)
+    if found is not None and not (rank_refused and rank_refused(found)):
+        yield _suit_pruned(patch, ink, level, found, cut)
     if isinstance(first, _NoSuit):
-        yield _suit_core(patch, ink, level, first)
+        for core in SUIT_CORES:
+            cored = _suit_core(ink, first, core)
+            parts = None if cored is None else _index_at(patch, ink, level, cored)
+            if not isinstance(parts, IndexParts):
+                continue
+            yield parts
+            if rank_refused and rank_refused(parts):
+                break  # (the rank glyph is the seed's at every share)
 
 
 # A rank glyph more than TALL_RANK times as tall as wide may be a rank and
@@ -316,13 +335,17 @@ def _beside(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> IndexP
 # enough to cut (_split), may be the suit lying on a court picture's ink (an
 # svg-cards king's small club on the gold finial of its sceptre). Its suit
 # is then taken as its uppermost fat part: the pixels deeper inside it than
-# SUIT_CORE of its greatest depth (distance to its edge), the highest piece
-# of them centred under the rank, grown back by that depth (an opening: the
-# strokes and bridges to what it touches, thinner, fall away).
-SUIT_CORE = 0.5
+# a share (`core`) of its greatest depth (distance to its edge), the highest
+# piece of them centred under the rank, grown back by that depth (an
+# opening: the strokes and bridges to what it touches, thinner, fall away).
+# Where the picture's ink is nearly as fat as the suit (a spade on the
+# finial's dark cap), a piece at one share takes part of it along, so the
+# shares of SUIT_CORES are looked at one after the other, deeper each time.
+SUIT_CORES = (0.5, 0.6, 0.7)
 
 
-def _suit_core(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> IndexParts | None:
+def _suit_core(ink: FloatMap, found: _NoSuit, core: float) -> npt.NDArray[np.bool_] | None:
+    """The pixels to cut so that the suit stands alone, or None."""
     rb, h = found.rank_box, found.rank_box.h
     cut = np.zeros(ink.shape, bool)
     for j in found.under:
@@ -331,7 +354,7 @@ def _suit_core(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> Ind
             continue
         own = found.labels == j
         depth = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
-        reach = SUIT_CORE * float(depth.max())
+        reach = core * float(depth.max())
         n, lab, stats, centres = cv2.connectedComponentsWithStats(
             (depth > reach).astype(np.uint8), connectivity=8)
         cores = [k for k in range(1, n)
@@ -339,18 +362,58 @@ def _suit_core(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> Ind
         if len(cores) < 2:
             continue  # one fat part: nothing to take apart
         top = min(cores, key=lambda k: int(stats[k, cv2.CC_STAT_TOP]))
-        r = math.ceil(reach) + 1
-        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-        suit = cv2.dilate((lab == top).astype(np.uint8), disc).astype(bool) & own
+        suit = _grown(lab == top, math.ceil(reach)) & own
         cut |= own & ~suit
-    if not cut.any():
+    return cut if cut.any() else None
+
+
+def _grown(mask: npt.NDArray[np.bool_], r: int) -> npt.NDArray[np.bool_]:
+    """`mask` dilated by a disc of radius r."""
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    return np.asarray(cv2.dilate(mask.astype(np.uint8), disc), bool)
+
+
+# The suit found may carry a thin stroke of what it touches (an svg-cards
+# king's small club with the outline of its sceptre's finial hanging from a
+# lobe: too far from every suit). Looked at again, its strokes thinner than
+# PRUNE_CORE of its greatest depth (an opening) are pruned, but for those in
+# its middle (|x - centre| <= PRUNE_STEM of its width: a spade's or club's
+# stem, whose neck is as thin).
+PRUNE_CORE = 0.3
+PRUNE_STEM = 0.2
+
+
+def _suit_pruned(patch: Image, ink: FloatMap, level: float, found: IndexParts,
+                 cut: npt.NDArray[np.bool_] | None) -> IndexParts | None:
+    _, labels, _, _ = _components(ink, level, cut)
+    sb = found.suit_box
+    ids, counts = np.unique(labels[sb.y : sb.y2, sb.x : sb.x2], return_counts=True)
+    counts[ids == 0] = 0
+    own = labels == ids[int(np.argmax(counts))]
+    depth = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
+    r = max(1, math.ceil(PRUNE_CORE * float(depth.max())))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    body = np.asarray(cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_OPEN, disc), bool)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(body.astype(np.uint8), connectivity=8)
+    if n < 2:
         return None
-    parts = _index_at(patch, ink, level, cut)
+    main = lab == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    cols = np.flatnonzero(main.any(axis=0))
+    middle = 0.5 * float(cols[0] + cols[-1])
+    stem = own & ~body
+    beside = np.abs(np.arange(own.shape[1]) - middle) > PRUNE_STEM * (cols[-1] - cols[0] + 1)
+    stem[:, beside] = False
+    _, kept = cv2.connectedComponents((main | stem).astype(np.uint8), connectivity=8)
+    at = np.argwhere(main)[0]
+    pruned = own & (kept != kept[at[0], at[1]])
+    if not pruned.any():
+        return None
+    parts = _index_at(patch, ink, level, pruned if cut is None else cut | pruned)
     return parts if isinstance(parts, IndexParts) else None
 
 
-def _index_found(patch: Image, ink: FloatMap, level: float,
-                 first: IndexParts | _NoSuit | None) -> IndexParts | None:
+def _index_found(patch: Image, ink: FloatMap, level: float, first: IndexParts | _NoSuit | None
+                 ) -> tuple[IndexParts | None, npt.NDArray[np.bool_] | None]:
     """The index as first found (see index_candidates).
 
     When a rank is found with no suit under it, the joined glyph is cut
@@ -359,19 +422,20 @@ def _index_found(patch: Image, ink: FloatMap, level: float,
     court picture beside and under it lie a pixel or two apart, and blur
     joins them (a cardsjs 2 standing on its heart, a small club touching the
     big pip beside it, an svg-cards J on its club). Where no glyph is thin
-    enough to cut, the corner is refused as before."""
+    enough to cut, the corner is refused as before. With the index, the
+    pixels cut to find it (None: none)."""
     cut: npt.NDArray[np.bool_] | None = None
     found = first  # the glyphs as they are, uncut
     for _ in range(SPLIT_ROUNDS + 1):
         if cut is not None:
             found = _index_at(patch, ink, level, cut)
         if not isinstance(found, _NoSuit):
-            return found
+            return found, cut
         more = _split(ink, found)
         if more is None:
-            return None
+            return None, cut
         cut = more if cut is None else cut | more
-    return None
+    return None, cut
 
 
 def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.bool_] | None,
@@ -716,6 +780,18 @@ class GenericThresholds:
 
 
 @dataclass(frozen=True)
+class RankVerdict:
+    """What the rank discriminant says of one rank glyph."""
+
+    rank: str  # NOT_A_RANK when that class scores above every rank
+    llr: float  # over the runner-up rank
+    distance: float
+    over_x: float  # the best rank over NOT_A_RANK
+    second: str  # the runner-up rank
+    colours: tuple[str, ...]  # what ink_colour may say, the suit's ink aside
+
+
+@dataclass(frozen=True)
 class Verdict:
     """What the discriminants say of one index, before the thresholds."""
 
@@ -760,6 +836,16 @@ def shape_vetoed(parts: IndexParts, rank: str) -> bool:
                                  or right_notch(parts.rank_ink) > J_NOTCH_MAX)))
 
 
+def rank_colours(rank_red: float, t: GenericThresholds) -> tuple[str, ...]:
+    """What ink_colour may say of an index with this rank's redness,
+    whatever its suit's: the rank's ink alone already rules one colour out
+    (or both)."""
+    if math.isnan(rank_red):
+        return ("SHDC",)
+    return ((RED_SUITS,) if rank_red >= t.red_min else ()) + (
+        ("SC",) if rank_red <= t.black_max else ())
+
+
 def ink_colour(parts: IndexParts, t: GenericThresholds) -> str | None:
     """The suits the ink's colour allows ("HD" red, "SC" black, "SHDC" for a
     grey image), or None when rank and suit are neither clearly red nor
@@ -798,20 +884,37 @@ class GenericReader:
         """The suit networks run as one (drivers.camera.convnet.fused)."""
         return (fused(self.suit_nets),) if self.suit_nets else ()
 
-    def verdict(self, parts: IndexParts) -> Verdict:
-        rv, sv = rank_vector(parts), suit_vector(parts, self._suit_net)
-        colour = ink_colour(parts, self.thresholds)
+    def rank_of(self, parts: IndexParts) -> RankVerdict:
+        """The rank discriminant's say on the index's rank glyph alone."""
+        rv = rank_vector(parts)
         g = self.rank.scores(rv)
         r = self.rank.decide(rv, self._ranks, g)
         over_x = float(g[self.rank.labels.index(r.label)] - g[self.rank.labels.index(NOT_A_RANK)])
-        s = self.suit.decide(sv, colour)
-        return Verdict(r.label if over_x >= 0.0 else NOT_A_RANK, s.label, r.llr, s.llr,
-                       self.rank.distance(rv, r.label), self.suit.distance(sv, s.label),
-                       colour, over_x, r.runner_up)
+        return RankVerdict(r.label if over_x >= 0.0 else NOT_A_RANK, r.llr,
+                           self.rank.distance(rv, r.label), over_x, r.runner_up,
+                           rank_colours(parts.rank_red, self.thresholds))
 
-    def read_parts(self, parts: IndexParts) -> CornerRead:
+    def verdict(self, parts: IndexParts, rank: RankVerdict | None = None) -> Verdict:
+        """`rank`: the rank_of() this rank glyph, when known."""
+        r = rank or self.rank_of(parts)
+        sv = suit_vector(parts, self._suit_net)
+        colour = ink_colour(parts, self.thresholds)
+        s = self.suit.decide(sv, colour)
+        return Verdict(r.rank, s.label, r.llr, s.llr, r.distance, self.suit.distance(sv, s.label),
+                       colour, r.over_x, r.second)
+
+    def rank_refused(self, r: RankVerdict) -> bool:
+        """The rank alone refuses the index, whatever the suit (under each
+        colour its ink allows): reading the suit is then no use."""
         t = self.thresholds
-        v = self.verdict(parts)
+        if r.rank == NOT_A_RANK or r.distance > t.rank_distance or not r.colours:
+            return True
+        need = [t.for_colour(c, r.rank, r.second) for c in r.colours]
+        return r.llr < min(n[0] for n in need) or r.over_x < min(n[1] for n in need)
+
+    def read_parts(self, parts: IndexParts, rank: RankVerdict | None = None) -> CornerRead:
+        t = self.thresholds
+        v = self.verdict(parts, rank)
         raw = (v.rank if v.rank != NOT_A_RANK else "?") + v.suit
         rank_llr = min(v.rank_llr, v.rank_x_llr)
         llr = (min(rank_llr, v.suit_llr), rank_llr, v.suit_llr)
@@ -824,10 +927,27 @@ class GenericReader:
         """The first of the index's candidates (index_candidates) read sure;
         when none is, the first refusal."""
         refused: CornerRead | None = None
-        for parts in index_candidates(patch):
+        ranks: list[tuple[Box, FloatMap, RankVerdict]] = []  # rank glyphs read so far
+
+        # The later looks mostly take the suit apart and keep the rank glyph:
+        # it is read once, and when it alone refuses the index, its suit is
+        # neither taken apart again nor read. (The first refusal is read
+        # whole: it is the one reported.)
+        def rank_of(parts: IndexParts) -> RankVerdict:
+            for box, ink, r in ranks:
+                if box == parts.rank_box and np.array_equal(ink, parts.rank_ink):
+                    return r
+            r = self.rank_of(parts)
+            ranks.append((parts.rank_box, parts.rank_ink, r))
+            return r
+
+        for parts in index_candidates(patch, lambda p: self.rank_refused(rank_of(p))):
             if parts is None:
                 continue
-            read = self.read_parts(parts)
+            rank = rank_of(parts)
+            if refused is not None and self.rank_refused(rank):
+                continue
+            read = self.read_parts(parts, rank)
             if read.card is not None:
                 return read
             refused = refused or read

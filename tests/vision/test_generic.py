@@ -22,6 +22,7 @@ from drivers.camera import generic
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN, corner_patch
 from drivers.camera.generic import MODEL_PATH, GenericThresholds, generic_model, load_model
 from drivers.camera.glyphs import member, percentile
+from drivers.camera.match import CornerRead
 from drivers.camera.shoe import ShoeGeometry, band_poses, in_view, read_still
 from drivers.camera.source import CardSource
 from sim.camera.decks import ALL_CARDS
@@ -35,7 +36,7 @@ FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 # NOT met on every deck: floors sit under what the reader measures on these
 # seeds (97.3, 99.7 and 99.3 %) so that a regression fails. Misreads must
 # be zero.
-GENERIC_FLOOR = {"npm-svg-cards": 0.95, "npm-cardsjs": 0.975, "house": 0.97}
+GENERIC_FLOOR = {"npm-svg-cards": 0.96, "npm-cardsjs": 0.975, "house": 0.97}
 
 
 def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
@@ -479,17 +480,64 @@ def test_a_suit_on_a_court_picture_is_taken_from_its_fat_part(
     and blur joins them. Cut where thinnest, the club keeps a piece of the
     finial and is refused (too far from every suit). Looked at again, the
     suit is the glyph's uppermost fat part, the finial's strokes fallen
-    away, and the card is read."""
+    away, and the card is read. (The club found first is read too once its
+    strokes are pruned, _suit_pruned: that look is left out here.)"""
     patch = cv2.imread(str(FRAMES / "svg-cards-KC-corner-suit-on-the-sceptre.png"))
     assert patch is not None
     model = generic_model()
     first = generic.index_parts(patch)
     assert first is not None and model.read_parts(first).card is None
+    monkeypatch.setattr(generic, "_suit_pruned", lambda patch, ink, level, found, cut: None)
     again = [p for p in generic.index_candidates(patch) if p is not None][-1]
     assert again.suit_box.w < first.suit_box.w  # the finial's piece beside it is gone
     assert model.read_parts(again).card == "KC"
     assert model.read_corner(patch).card == "KC"
-    monkeypatch.setattr(generic, "_suit_core", lambda patch, ink, level, found: None)
+    monkeypatch.setattr(generic, "_suit_core", lambda ink, found, core: None)
+    assert model.read_corner(patch).card is None
+
+
+def test_a_stroke_hanging_from_the_suit_is_pruned_when_first_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of an svg-cards king of clubs (benchmark frame): the
+    club is found under the K, but the dark outline of the sceptre's finial
+    hangs from its right lobe, and it is refused (too far from every suit).
+    Looked at again with the thin strokes beside its middle pruned, it is
+    read; the club's own stem, as thin, stays."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-KC-corner-finial-outline-on-its-lobe.png"))
+    assert patch is not None
+    model = generic_model()
+    first = generic.index_parts(patch)
+    assert first is not None and model.read_parts(first).card is None
+    ink = generic.ink_map(patch)
+    level = max(generic.INK_FLOOR, generic.INK_LEVEL * percentile(
+        ink[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W], 99.5))
+    again = generic._suit_pruned(patch, ink, level, first, None)
+    assert again is not None and again.rank_box == first.rank_box
+    fb, sb = first.suit_box, again.suit_box
+    assert sb.y == fb.y and sb.y2 < fb.y2 and sb.x2 < fb.x2  # the stroke out beyond it is gone
+    stem = again.suit_ink[-3:, :] > 0.5 * again.suit_ink.max()  # the stem's foot, its last rows
+    assert stem.any() and abs(np.flatnonzero(stem.any(axis=0)).mean() - sb.w / 2) < 0.2 * sb.w
+    assert model.read_parts(again).card == "KC"
+    assert model.read_corner(patch).card == "KC"
+    monkeypatch.setattr(generic, "_suit_pruned", lambda patch, ink, level, found, cut: None)
+    assert model.read_corner(patch).card is None
+
+
+def test_a_suit_on_a_fat_part_of_a_picture_is_taken_deeper_inside(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of an svg-cards king of spades (benchmark frame): the
+    small spade lies on the dark cap of the sceptre's finial, nearly as fat
+    as the spade. The spade's fat part taken at half the glyph's greatest
+    depth keeps a piece of the cap and is refused; taken deeper (the next
+    share of SUIT_CORES) it stands alone and is read."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-KS-corner-spade-on-the-finial-cap.png"))
+    assert patch is not None
+    model = generic_model()
+    assert generic.index_parts(patch) is None
+    reads = [model.read_parts(p).card for p in generic.index_candidates(patch) if p is not None]
+    assert reads[0] is None and "KS" in reads and set(reads) <= {None, "KS"}
+    assert model.read_corner(patch).card == "KS"
+    monkeypatch.setattr(generic, "SUIT_CORES", generic.SUIT_CORES[:1])
     assert model.read_corner(patch).card is None
 
 
@@ -632,3 +680,58 @@ def test_the_percentile_is_numpys(values: npt.NDArray[Any], q: float) -> None:
     in float32, grey images in uint8) is exactly np.percentile's, bit for
     bit, so no feature, level or read changes with it."""
     assert percentile(values, q) == float(np.percentile(values, q))
+
+
+def _every_look_read_whole(model: generic.GenericReader, patch: npt.NDArray[np.uint8]
+                           ) -> CornerRead:
+    refused: CornerRead | None = None
+    for parts in generic.index_candidates(patch):
+        if parts is None:
+            continue
+        read = model.read_parts(parts)
+        if read.card is not None:
+            return read
+        refused = refused or read
+    return refused or CornerRead(None, 0.0, "??", (0.0, 0.0, 0.0), 0.0)
+
+
+def test_a_corner_is_read_as_if_every_look_were_read_whole() -> None:
+    """The reader reads a rank glyph once for the looks that keep it and
+    skips the suit's when the rank alone refuses the index: on every kept
+    corner patch (most of them refused at the first look, read by a later
+    one or refused by all), the same read, confidence and ratios as every
+    look read whole, one after the other."""
+    model = generic_model()
+    patches = sorted(FRAMES.glob("*-corner-*.png"))
+    assert len(patches) >= 15
+    for path in patches:
+        patch = cv2.imread(str(path))
+        assert patch is not None
+        assert model.read_corner(patch) == _every_look_read_whole(model, patch), path.name
+
+
+def test_the_suit_is_not_taken_apart_again_when_the_rank_refuses(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of an svg-cards 5 of hearts (benchmark frame) found
+    where drawn, refused on its rank alone (unsure of the 5 over a 3):
+    pruning its suit keeps the same 5, so that look is not tried; with the
+    rank's check off it is, and changes nothing."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-5H-corner-unsure-over-a-3.png"))
+    assert patch is not None
+    model = generic_model()
+    first = generic.index_parts(patch)
+    assert first is not None
+    rank = model.rank_of(first)
+    assert rank.rank == "5" and rank.second == "3" and rank.colours == (generic.RED_SUITS,)
+    assert model.rank_refused(rank) and model.read_parts(first).card is None
+    tried: list[str] = []
+    real = generic._suit_pruned
+
+    def pruned(*args: Any) -> generic.IndexParts | None:
+        tried.append("pruned")
+        return real(*args)
+
+    monkeypatch.setattr(generic, "_suit_pruned", pruned)
+    assert model.read_corner(patch).card is None and tried == []
+    monkeypatch.setattr(model, "rank_refused", lambda r: False)
+    assert model.read_corner(patch).card is None and tried == ["pruned"]
