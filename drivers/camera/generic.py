@@ -267,8 +267,8 @@ def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | 
         for core in SUIT_CORES:
             cored = _suit_core(ink, first, core)
             parts = None if cored is None else _index_at(patch, ink, level, cored)
-            if not isinstance(parts, IndexParts):
-                continue
+            if not isinstance(parts, IndexParts) or parts.rank_box != first.rank_box:
+                continue  # (a look at the suit that changes the rank is none)
             yield parts
             if rank_refused and rank_refused(parts):
                 break  # (the rank glyph is the seed's at every share)
@@ -376,9 +376,12 @@ def _grown(mask: npt.NDArray[np.bool_], r: int) -> npt.NDArray[np.bool_]:
 # The suit found may carry a thin stroke of what it touches (an svg-cards
 # king's small club with the outline of its sceptre's finial hanging from a
 # lobe: too far from every suit). Looked at again, its strokes thinner than
-# PRUNE_CORE of its greatest depth (an opening) are pruned, but for those in
-# its middle (|x - centre| <= PRUNE_STEM of its width: a spade's or club's
-# stem, whose neck is as thin).
+# PRUNE_CORE of its greatest depth (what an opening takes away) are pruned
+# where they hang from one fat part of it, beside its middle: not a stroke
+# in its middle (|x - centre| <= PRUNE_STEM of its width: a spade's or
+# club's stem, whose neck is as thin), nor one that joins two fat parts (a
+# club's lobe to its middle). A look at the suit that changes the rank found
+# is none.
 PRUNE_CORE = 0.3
 PRUNE_STEM = 0.2
 
@@ -394,22 +397,30 @@ def _suit_pruned(patch: Image, ink: FloatMap, level: float, found: IndexParts,
     r = max(1, math.ceil(PRUNE_CORE * float(depth.max())))
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
     body = np.asarray(cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_OPEN, disc), bool)
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(body.astype(np.uint8), connectivity=8)
-    if n < 2:
+    nb, fat = cv2.connectedComponents(body.astype(np.uint8), connectivity=8)
+    if nb < 2:
         return None
-    main = lab == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    cols = np.flatnonzero(main.any(axis=0))
+    cols = np.flatnonzero(body.any(axis=0))
     middle = 0.5 * float(cols[0] + cols[-1])
-    stem = own & ~body
-    beside = np.abs(np.arange(own.shape[1]) - middle) > PRUNE_STEM * (cols[-1] - cols[0] + 1)
-    stem[:, beside] = False
-    _, kept = cv2.connectedComponents((main | stem).astype(np.uint8), connectivity=8)
-    at = np.argwhere(main)[0]
-    pruned = own & (kept != kept[at[0], at[1]])
+    band = PRUNE_STEM * float(cols[-1] - cols[0] + 1)
+    nt, thin, stats, centres = cv2.connectedComponentsWithStats(
+        (own & ~body).astype(np.uint8), connectivity=8)
+    pruned = np.zeros(own.shape, bool)
+    for k in range(1, nt):
+        if abs(centres[k][0] - middle) <= band:
+            continue  # a stem
+        x, y, w, h = (int(v) for v in stats[k, :4])
+        box = (slice(max(y - 1, 0), y + h + 1), slice(max(x - 1, 0), x + w + 1))
+        ring = cv2.dilate((thin[box] == k).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        touched = np.unique(fat[box][ring & (fat[box] > 0)])
+        if touched.size <= 1:
+            pruned |= thin == k  # hangs from one fat part: no bridge within the suit
     if not pruned.any():
         return None
     parts = _index_at(patch, ink, level, pruned if cut is None else cut | pruned)
-    return parts if isinstance(parts, IndexParts) else None
+    if not isinstance(parts, IndexParts) or parts.rank_box != found.rank_box:
+        return None  # (a look at the suit that changes the rank is none)
+    return parts
 
 
 def _index_found(patch: Image, ink: FloatMap, level: float, first: IndexParts | _NoSuit | None

@@ -523,6 +523,31 @@ def test_a_stroke_hanging_from_the_suit_is_pruned_when_first_refused(
     assert model.read_corner(patch).card is None
 
 
+def test_pruning_a_suit_keeps_the_strokes_that_join_its_fat_parts() -> None:
+    """A drawn corner: a K over a suit of three lobes in a row joined by
+    thin bridges beside its middle (as a club's side lobes are to its
+    middle), a thin stroke hanging from the right lobe out beyond it.
+    Pruned, the stroke goes and the lobes and their bridges stay: a stroke
+    beside the suit's middle is pruned only where it hangs from one fat
+    part."""
+    patch = np.full((116, 64, 3), 235, np.uint8)
+    ink = (20, 20, 20)
+    cv2.putText(patch, "K", (16, 48), cv2.FONT_HERSHEY_DUPLEX, 1.6, ink, 3, cv2.LINE_AA)
+    for x, r in ((15, 4), (31, 6), (47, 4)):
+        cv2.circle(patch, (x, 64), r, ink, -1, cv2.LINE_AA)
+    cv2.line(patch, (15, 64), (47, 64), ink, 1)  # the bridges
+    cv2.line(patch, (49, 67), (52, 84), ink, 1)  # the stroke hanging from a lobe
+    patch = cv2.GaussianBlur(patch, (3, 3), 0.7)
+    first = generic.index_parts(patch)
+    assert first is not None and first.suit_box.h > 15  # the stroke taken with the suit
+    level = max(generic.INK_FLOOR, generic.INK_LEVEL * percentile(
+        generic.ink_map(patch)[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W], 99.5))
+    pruned = generic._suit_pruned(patch, generic.ink_map(patch), level, first, None)
+    assert pruned is not None and pruned.rank_box == first.rank_box
+    sb = pruned.suit_box
+    assert sb.h <= 14 and sb.x <= 12 and sb.x2 >= 50  # the three lobes, the stroke gone
+
+
 def test_a_suit_on_a_fat_part_of_a_picture_is_taken_deeper_inside(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Corner patch of an svg-cards king of spades (benchmark frame): the
