@@ -384,6 +384,18 @@ def _grown(mask: npt.NDArray[np.bool_], r: int) -> npt.NDArray[np.bool_]:
 # is none.
 PRUNE_CORE = 0.3
 PRUNE_STEM = 0.2
+# And the strokes pruned must shrink the suit's box by at least PRUNE_REACH
+# pixels (its width and height together): a pixel is what blur and the ink
+# level move from one frame to the next, and a suit pruned by so little is
+# the same glyph read again (out of fold, an M PLUS 1 club unsure at the
+# first look, a pixel off its edge, was then read as a spade).
+PRUNE_REACH = 2
+
+
+def _reach(mask: npt.NDArray[np.bool_]) -> int:
+    """The mask's box: its width plus its height, less 2."""
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    return int(rows[-1] - rows[0] + cols[-1] - cols[0]) if rows.size else 0
 
 
 def _suit_pruned(patch: Image, ink: FloatMap, level: float, found: IndexParts,
@@ -415,8 +427,8 @@ def _suit_pruned(patch: Image, ink: FloatMap, level: float, found: IndexParts,
         touched = np.unique(fat[box][ring & (fat[box] > 0)])
         if touched.size <= 1:
             pruned |= thin == k  # hangs from one fat part: no bridge within the suit
-    if not pruned.any():
-        return None
+    if not pruned.any() or _reach(own) - _reach(own & ~pruned) < PRUNE_REACH:
+        return None  # (no stroke out beyond the suit: the same glyph, read again)
     parts = _index_at(patch, ink, level, pruned if cut is None else cut | pruned)
     if not isinstance(parts, IndexParts) or parts.rank_box != found.rank_box:
         return None  # (a look at the suit that changes the rank is none)

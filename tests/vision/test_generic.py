@@ -530,22 +530,40 @@ def test_pruning_a_suit_keeps_the_strokes_that_join_its_fat_parts() -> None:
     Pruned, the stroke goes and the lobes and their bridges stay: a stroke
     beside the suit's middle is pruned only where it hangs from one fat
     part."""
+    patch, first, level = _three_lobes((52, 84))
+    assert first.suit_box.h > 15  # the stroke taken with the suit
+    pruned = generic._suit_pruned(patch, generic.ink_map(patch), level, first, None)
+    assert pruned is not None and pruned.rank_box == first.rank_box
+    sb = pruned.suit_box
+    assert sb.h <= 14 and sb.x <= 12 and sb.x2 >= 50  # the three lobes, the stroke gone
+
+
+def test_a_suit_pruned_by_a_pixel_is_not_read_again() -> None:
+    """The same drawn corner with a stroke a pixel or two long: pruned, the
+    suit's box shrinks by less than PRUNE_REACH, the same glyph, and the look
+    is not tried; a little longer, it is."""
+    patch, first, level = _three_lobes((50, 70))
+    assert generic._suit_pruned(patch, generic.ink_map(patch), level, first, None) is None
+    patch, first, level = _three_lobes((51, 72))
+    pruned = generic._suit_pruned(patch, generic.ink_map(patch), level, first, None)
+    assert pruned is not None and pruned.suit_box.h == first.suit_box.h - 2
+
+
+def _three_lobes(stroke_end: tuple[int, int]
+                 ) -> tuple[npt.NDArray[np.uint8], generic.IndexParts, float]:
     patch = np.full((116, 64, 3), 235, np.uint8)
     ink = (20, 20, 20)
     cv2.putText(patch, "K", (16, 48), cv2.FONT_HERSHEY_DUPLEX, 1.6, ink, 3, cv2.LINE_AA)
     for x, r in ((15, 4), (31, 6), (47, 4)):
         cv2.circle(patch, (x, 64), r, ink, -1, cv2.LINE_AA)
     cv2.line(patch, (15, 64), (47, 64), ink, 1)  # the bridges
-    cv2.line(patch, (49, 67), (52, 84), ink, 1)  # the stroke hanging from a lobe
-    patch = cv2.GaussianBlur(patch, (3, 3), 0.7)
+    cv2.line(patch, (49, 67), stroke_end, ink, 1)  # the stroke hanging from a lobe
+    patch = np.asarray(cv2.GaussianBlur(patch, (3, 3), 0.7), np.uint8)
     first = generic.index_parts(patch)
-    assert first is not None and first.suit_box.h > 15  # the stroke taken with the suit
+    assert first is not None
     level = max(generic.INK_FLOOR, generic.INK_LEVEL * percentile(
         generic.ink_map(patch)[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W], 99.5))
-    pruned = generic._suit_pruned(patch, generic.ink_map(patch), level, first, None)
-    assert pruned is not None and pruned.rank_box == first.rank_box
-    sb = pruned.suit_box
-    assert sb.h <= 14 and sb.x <= 12 and sb.x2 >= 50  # the three lobes, the stroke gone
+    return patch, first, level
 
 
 def test_a_suit_on_a_fat_part_of_a_picture_is_taken_deeper_inside(
