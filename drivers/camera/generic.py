@@ -162,10 +162,19 @@ def _boxes(stats: npt.NDArray[np.int32]) -> list[Box]:
     return [Box(int(s[0]), int(s[1]), int(s[2]), int(s[3])) for s in stats]
 
 
-def _components(ink: FloatMap, level: float, cut: npt.NDArray[np.bool_] | None = None
-                ) -> tuple[int, npt.NDArray[np.int32], npt.NDArray[np.int32], list[Box]]:
+Components = tuple[int, npt.NDArray[np.int32], npt.NDArray[np.int32], list[Box]]
+
+
+def _components(ink: FloatMap, level: float, cut: npt.NDArray[np.bool_] | None = None,
+                memo: dict[float, Components] | None = None) -> Components:
     """Connected components (8-connected) of the ink stronger than `level`,
-    but for the pixels of `cut` (see _split): count, labels, stats, boxes."""
+    but for the pixels of `cut` (see _split): count, labels, stats, boxes.
+    `memo`: those of the uncut ink found before, by level (the looks of one
+    corner start again from the same glyphs; the labels are not written to)."""
+    if cut is None and memo is not None:
+        if level not in memo:
+            memo[level] = _components(ink, level)
+        return memo[level]
     mask = ink > level
     if cut is not None:
         mask &= ~cut
@@ -254,10 +263,11 @@ def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | 
         yield None
         return
     level = max(INK_FLOOR, INK_LEVEL * top)
-    first = _index_at(patch, ink, level, None)
+    memo: dict[float, Components] = {}
+    first = _index_at(patch, ink, level, None, memo=memo)
     found, cut = _index_found(patch, ink, level, first)
     yield found
-    whole = _index_at(patch, ink, level, None, whole=True)
+    whole = _index_at(patch, ink, level, None, whole=True, memo=memo)
     if isinstance(whole, _NoSuit):
         yield _joined(patch, ink, level, whole)
         yield _beside(patch, ink, level, whole)
@@ -462,10 +472,11 @@ def _index_found(patch: Image, ink: FloatMap, level: float, first: IndexParts | 
 
 
 def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.bool_] | None,
-              whole: bool = False) -> IndexParts | _NoSuit | None:
+              whole: bool = False, memo: dict[float, Components] | None = None
+              ) -> IndexParts | _NoSuit | None:
     """The index at this ink level, or what _split needs to cut it apart;
     with `whole`, the rank glyph as one whose suit is to be cut off it."""
-    n, labels, stats, boxes = _components(ink, level, cut)
+    n, labels, stats, boxes = _components(ink, level, cut, memo)
     seeds = _rank_seeds(n, stats, boxes)
     if not seeds:
         # A rank and the suit under it joined in one glyph too tall for a rank.
@@ -486,7 +497,7 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
     own = max(INK_FLOOR, INK_LEVEL * float(ink[labels == seed].max()))
     if own < level:
         at = np.argwhere(labels == seed)[0]
-        n, labels, stats, boxes = _components(ink, own, cut)
+        n, labels, stats, boxes = _components(ink, own, cut, memo)
         seed = int(labels[at[0], at[1]])
         if seed not in _rank_seeds(n, stats, boxes):
             if seed in _rank_seeds(n, stats, boxes, (RANK_H[1] + 1, 2 * RANK_H[1])):
@@ -859,6 +870,16 @@ def shape_vetoed(parts: IndexParts, rank: str) -> bool:
                                  or right_notch(parts.rank_ink) > J_NOTCH_MAX)))
 
 
+def _same(a: IndexParts, b: IndexParts) -> bool:
+    """The two indices read alike: the same glyphs, cut alike."""
+    return (a.rank_box == b.rank_box and a.suit_box == b.suit_box
+            and a.rank_parts == b.rank_parts and a.rank_spill == b.rank_spill
+            and a.rank_cap == b.rank_cap
+            and np.array_equal(a.rank_red, b.rank_red, equal_nan=True)
+            and np.array_equal(a.suit_red, b.suit_red, equal_nan=True)
+            and np.array_equal(a.rank_ink, b.rank_ink) and np.array_equal(a.suit_ink, b.suit_ink))
+
+
 def rank_colours(rank_red: float, t: GenericThresholds) -> tuple[str, ...]:
     """What ink_colour may say of an index with this rank's redness,
     whatever its suit's: the rank's ink alone already rules one colour out
@@ -964,9 +985,10 @@ class GenericReader:
             ranks.append((parts.rank_box, parts.rank_ink, r))
             return r
 
+        refused_parts: list[IndexParts] = []
         for parts in index_candidates(patch, lambda p: self.rank_refused(rank_of(p))):
-            if parts is None:
-                continue
+            if parts is None or any(_same(parts, q) for q in refused_parts):
+                continue  # (a look may cut the glyphs as one before did)
             rank = rank_of(parts)
             if refused is not None and self.rank_refused(rank):
                 continue
@@ -974,6 +996,7 @@ class GenericReader:
             if read.card is not None:
                 return read
             refused = refused or read
+            refused_parts.append(parts)
         return refused or CornerRead(None, 0.0, "??", (0.0, 0.0, 0.0), 0.0)
 
 
