@@ -372,15 +372,15 @@ def _suit_core(ink: FloatMap, found: _NoSuit, core: float) -> npt.NDArray[np.boo
         if len(cores) < 2:
             continue  # one fat part: nothing to take apart
         top = min(cores, key=lambda k: int(stats[k, cv2.CC_STAT_TOP]))
-        suit = _grown(lab == top, math.ceil(reach)) & own
+        suit = cv2.dilate((lab == top).astype(np.uint8), _disc(math.ceil(reach))) > 0
+        suit &= own
         cut |= own & ~suit
     return cut if cut.any() else None
 
 
-def _grown(mask: npt.NDArray[np.bool_], r: int) -> npt.NDArray[np.bool_]:
-    """`mask` dilated by a disc of radius r."""
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-    return np.asarray(cv2.dilate(mask.astype(np.uint8), disc), bool)
+def _disc(r: int) -> npt.NDArray[np.uint8]:
+    return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)),
+                      np.uint8)
 
 
 # The suit found may carry a thin stroke of what it touches (an svg-cards
@@ -417,8 +417,7 @@ def _suit_pruned(patch: Image, ink: FloatMap, level: float, found: IndexParts,
     own = labels == ids[int(np.argmax(counts))]
     depth = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
     r = max(1, math.ceil(PRUNE_CORE * float(depth.max())))
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-    body = np.asarray(cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_OPEN, disc), bool)
+    body = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_OPEN, _disc(r)) > 0
     nb, fat = cv2.connectedComponents(body.astype(np.uint8), connectivity=8)
     if nb < 2:
         return None
@@ -880,14 +879,14 @@ def _same(a: IndexParts, b: IndexParts) -> bool:
             and np.array_equal(a.rank_ink, b.rank_ink) and np.array_equal(a.suit_ink, b.suit_ink))
 
 
-def rank_colours(rank_red: float, t: GenericThresholds) -> tuple[str, ...]:
-    """What ink_colour may say of an index with this rank's redness,
-    whatever its suit's: the rank's ink alone already rules one colour out
-    (or both)."""
-    if math.isnan(rank_red):
+def glyph_colours(red: float, t: GenericThresholds) -> tuple[str, ...]:
+    """The colours one glyph's redness allows: ("HD",) red, ("SC",) black,
+    () neither clearly, ("SHDC",) for a grey image. An index is of the
+    colour both its glyphs allow (ink_colour); the rank's alone already
+    rules one colour out, or both, whatever the suit's (rank_refused)."""
+    if math.isnan(red):
         return ("SHDC",)
-    return ((RED_SUITS,) if rank_red >= t.red_min else ()) + (
-        ("SC",) if rank_red <= t.black_max else ())
+    return ((RED_SUITS,) if red >= t.red_min else ()) + (("SC",) if red <= t.black_max else ())
 
 
 def ink_colour(parts: IndexParts, t: GenericThresholds) -> str | None:
@@ -896,11 +895,8 @@ def ink_colour(parts: IndexParts, t: GenericThresholds) -> str | None:
     clearly black, or not of one colour."""
     if math.isnan(parts.suit_red) or math.isnan(parts.rank_red):
         return "SHDC"
-    if parts.suit_red >= t.red_min and parts.rank_red >= t.red_min:
-        return RED_SUITS
-    if parts.suit_red <= t.black_max and parts.rank_red <= t.black_max:
-        return "SC"
-    return None
+    suit = glyph_colours(parts.suit_red, t)
+    return next((c for c in glyph_colours(parts.rank_red, t) if c in suit), None)
 
 
 @dataclass
@@ -936,7 +932,7 @@ class GenericReader:
         over_x = float(g[self.rank.labels.index(r.label)] - g[self.rank.labels.index(NOT_A_RANK)])
         return RankVerdict(r.label if over_x >= 0.0 else NOT_A_RANK, r.llr,
                            self.rank.distance(rv, r.label), over_x, r.runner_up,
-                           rank_colours(parts.rank_red, self.thresholds))
+                           glyph_colours(parts.rank_red, self.thresholds))
 
     def verdict(self, parts: IndexParts, rank: RankVerdict | None = None) -> Verdict:
         """`rank`: the rank_of() this rank glyph, when known."""
