@@ -566,14 +566,96 @@ def _three_lobes(stroke_end: tuple[int, int]
     return patch, first, level
 
 
+RANKS_IN_PARTS = [
+    ("svg-cards-5D-corner-top-bar-over-the-bowl", "5D"),
+    ("svg-cards-5H-corner-stem-apart-from-the-bowl", "5H"),
+    ("svg-cards-5S-corner-bowl-only", "5S"),
+    ("svg-cards-AD-corner-foot-serif-apart", "AD"),
+    ("svg-cards-7S-corner-bar-serif-apart", "7S"),
+]
+
+
+@pytest.mark.parametrize(("name", "code"), RANKS_IN_PARTS)
+def test_a_rank_in_parts_is_joined_again_by_its_faint_ink(
+        name: str, code: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patches of svg-cards (benchmark frames): a thin stroke of the
+    rank fell under the ink level, and the rank lies in parts (a 5's top
+    bar over its bowl, its stem apart from the bowl, an A's foot serif or a
+    7's bar serif beside it); the first look is refused. Looked at again,
+    the part joined to the rank by the ink over half the level makes one
+    glyph, bigger than the rank first found, that is read; without that
+    look the corner is refused."""
+    patch = cv2.imread(str(FRAMES / f"{name}.png"))
+    assert patch is not None
+    model = generic_model()
+    first = generic.index_parts(patch)
+    assert first is None or model.read_parts(first).card is None
+    joined = [p for p in generic.index_candidates(patch)
+              if p is not None and model.read_parts(p).card == code]
+    assert joined
+    if first is not None:
+        rb = joined[0].rank_box
+        assert rb.union(first.rank_box) == rb and rb != first.rank_box
+    assert model.read_corner(patch).card == code
+    monkeypatch.setattr(generic, "_stacked", lambda *args: iter(()))
+    assert model.read_corner(patch).card is None
+
+
+def test_a_part_apart_from_the_rank_even_at_half_the_level_is_not_joined() -> None:
+    """The svg-cards 5D whose top bar lies over its bowl, with the faint
+    ink between them (the hairline stem, under the level) painted over
+    with paper: the parts no longer join at half the level, no look joins
+    them, and the corner is refused."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-5D-corner-top-bar-over-the-bowl.png"))
+    assert patch is not None
+    ink = generic.ink_map(patch)
+    level = generic.INK_LEVEL * percentile(
+        ink[MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W], 99.5)
+    first = generic.index_parts(patch)
+    assert first is not None
+    rb = first.rank_box  # the bowl
+    rows = slice(rb.y - round(generic.STACK_GAP * rb.h) - 2, rb.y + 1)
+    faint = np.zeros(ink.shape, bool)
+    faint[rows, rb.x : rb.x2] = ink[rows, rb.x : rb.x2] <= level
+    assert (ink[faint] > generic.RANK_SPILL_LEVEL * level).any()  # the stem, faint
+    paper = np.median(patch[rb.y2 : rb.y2 + 4, rb.x2 + 2 : rb.x2 + 6].reshape(-1, 3), axis=0)
+    patch[faint] = paper.astype(np.uint8)
+    model = generic_model()
+    assert not any(p is not None and model.read_parts(p).card == "5D"
+                   for p in generic.index_candidates(patch))
+    assert model.read_corner(patch).card is None
+
+
+def test_a_later_look_must_clear_the_thresholds_by_a_margin(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corner patch of an svg-cards 5H (benchmark frame, seed 2024): its
+    parts, joined again by their faint ink, were read as a 6, past every
+    threshold by a margin of 1.10 only: the one misread of that look on the
+    three decks. A look after the first must clear them by LATER_MARGIN;
+    the same read at the first look needs only the thresholds."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-5H-corner-joined-read-as-a-6.png"))
+    assert patch is not None
+    model = generic_model()
+    looks = list(generic.index_candidates(patch))
+    assert looks[0] is not None and model.read_parts(looks[0]).card is None
+    six = [p for p in looks[1:] if p is not None and model.read_parts(p).card == "6H"]
+    assert six
+    margin = model.verdict(six[0]).margin(model.thresholds)
+    assert 1.0 <= margin < generic.LATER_MARGIN
+    assert model.read_parts(six[0], need=generic.LATER_MARGIN).card is None
+    assert model.read_corner(patch).card is None
+    monkeypatch.setattr(generic, "LATER_MARGIN", 1.0)
+    assert model.read_corner(patch).card == "6H"  # the misread it stops
+
+
 def test_a_suit_on_a_fat_part_of_a_picture_is_taken_deeper_inside(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Corner patch of an svg-cards king of spades (benchmark frame): the
-    small spade lies on the dark cap of the sceptre's finial, nearly as fat
-    as the spade. The spade's fat part taken at half the glyph's greatest
-    depth keeps a piece of the cap and is refused; taken deeper (the next
-    share of SUIT_CORES) it stands alone and is read."""
-    patch = cv2.imread(str(FRAMES / "svg-cards-KS-corner-spade-on-the-finial-cap.png"))
+    gold finial of the sceptre is drawn over the small spade's right lobe,
+    and the finial's dark outline and cap join the spade. The spade's fat
+    part taken at half the glyph's greatest depth keeps a piece of them and
+    is refused; taken deeper (the next share of SUIT_CORES) it is read."""
+    patch = cv2.imread(str(FRAMES / "svg-cards-KS-corner-spade-under-the-finial.png"))
     assert patch is not None
     model = generic_model()
     assert generic.index_parts(patch) is None
@@ -728,10 +810,10 @@ def test_the_percentile_is_numpys(values: npt.NDArray[Any], q: float) -> None:
 def _every_look_read_whole(model: generic.GenericReader, patch: npt.NDArray[np.uint8]
                            ) -> CornerRead:
     refused: CornerRead | None = None
-    for parts in generic.index_candidates(patch):
+    for look, parts in enumerate(generic.index_candidates(patch)):
         if parts is None:
             continue
-        read = model.read_parts(parts)
+        read = model.read_parts(parts, need=1.0 if look == 0 else generic.LATER_MARGIN)
         if read.card is not None:
             return read
         refused = refused or read
