@@ -488,13 +488,13 @@ def _stacked(patch: Image, ink: FloatMap, level: float, first: IndexParts | _NoS
         rows, cols = slice(0, u.h), slice(0, u.w)  # of the union: where to bridge
         over = min(b.x2, rb.x2) - max(b.x, rb.x) >= 0.5 * min(b.w, rb.w)
         if over and b.y < rb.y and rb.y - b.y2 <= STACK_GAP * u.h:
-            rows = slice(b.y2 - 1 - u.y, rb.y + 1 - u.y)
+            rows = slice(max(b.y2 - 1 - u.y, 0), rb.y + 1 - u.y)
         elif over and rb.y < b.y < rb.y2 - STACK_BELOW * rb.h and b.y2 > rb.y2:
-            rows = slice(b.y - 1 - u.y, rb.y2 + 1 - u.y)
+            rows = slice(max(b.y - 1 - u.y, 0), rb.y2 + 1 - u.y)
         elif (spilt and b.y2 > rb.y and b.y2 <= rb.y2 + RANK_SPILL_GAP
               and b.h <= STACK_FRAGMENT * rb.h and max(b.x - rb.x2, rb.x - b.x2) <= RANK_SPILL_GAP):
             lo, hi = sorted((min(b.x2, rb.x2), max(b.x, rb.x)))
-            cols = slice(lo - 1 - u.x, hi + 1 - u.x)
+            cols = slice(max(lo - 1 - u.x, 0), hi + 1 - u.x)
         else:
             continue
         box = (slice(u.y, u.y2), slice(u.x, u.x2))
