@@ -252,10 +252,14 @@ def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | 
       picture's outline at its lobe);
     - the suit as the uppermost fat part of a glyph under the rank too big
       for a suit, that part taken deeper inside the glyph at each look
-      (_suit_core, SUIT_CORES: a small suit on a court picture's ink).
+      (_suit_core, SUIT_CORES: a small suit on a court picture's ink);
+    - the rank joined again to a part of it that its faint ink joins it to
+      (_stacked: a 5 whose thin stem fell under the level, its top bar
+      over its bowl).
 
     Each is a whole index, read against every threshold and check on its
-    own. None is what an uncut corner would be without an index.
+    own (the reader asks more of a look after the first: LATER_MARGIN).
+    None is what an uncut corner would be without an index.
 
     `rank_refused`, when given, says of an index that its rank glyph alone
     refuses it: the looks that take only the suit apart again, keeping
