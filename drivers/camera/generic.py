@@ -280,7 +280,7 @@ def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | 
         yield _joined(patch, ink, level, whole)
         yield _beside(patch, ink, level, whole)
     if found is not None and not (rank_refused and rank_refused(found)):
-        yield _suit_pruned(patch, ink, level, found, cut)
+        yield _suit_pruned(patch, ink, level, found, cut, memo)
     if isinstance(first, _NoSuit):
         for core in SUIT_CORES:
             cored = _suit_core(ink, first, core)
@@ -419,8 +419,9 @@ def _reach(mask: npt.NDArray[np.bool_]) -> int:
 
 
 def _suit_pruned(patch: Image, ink: FloatMap, level: float, found: IndexParts,
-                 cut: npt.NDArray[np.bool_] | None) -> IndexParts | None:
-    _, labels, _, _ = _components(ink, level, cut)
+                 cut: npt.NDArray[np.bool_] | None,
+                 memo: dict[float, Components] | None = None) -> IndexParts | None:
+    _, labels, _, _ = _components(ink, level, cut, memo)
     sb = found.suit_box
     ids, counts = np.unique(labels[sb.y : sb.y2, sb.x : sb.x2], return_counts=True)
     counts[ids == 0] = 0
@@ -1066,10 +1067,11 @@ class GenericReader:
         raw = (v.rank if v.rank != NOT_A_RANK else "?") + v.suit
         rank_llr = min(v.rank_llr, v.rank_x_llr)
         llr = (min(rank_llr, v.suit_llr), rank_llr, v.suit_llr)
-        if (not v.sure(t) or v.margin(t) < need or v.colour is None
+        margin = v.margin(t)
+        if (not v.sure(t) or margin < need or v.colour is None
                 or shape_vetoed(parts, v.rank)):
             return CornerRead(None, 0.0, raw, llr, 1.0)
-        conf = float(np.clip(0.5 + 0.25 * (v.margin(t) - 1.0), 0.5, 1.0))
+        conf = float(np.clip(0.5 + 0.25 * (margin - 1.0), 0.5, 1.0))
         return CornerRead(v.rank + v.suit, conf, raw, llr, 1.0)
 
     def read_corner(self, patch: Image) -> CornerRead:

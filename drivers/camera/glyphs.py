@@ -173,8 +173,7 @@ def glyph_candidates(layer: InkLayer, glyph_size: int) -> list[int]:
     return (np.flatnonzero(ok) + 1).tolist()
 
 
-def _rank_group(layer: InkLayer, seed: int, cands: list[int], boxes: dict[int, Box]
-                ) -> list[int]:
+def _rank_group(seed: int, cands: list[int], boxes: dict[int, Box]) -> list[int]:
     """The seed component plus its neighbours on the same text line (the "1"
     and "0" of a ten, the parts of a broken glyph); `boxes`: the candidates'."""
     sb = boxes[seed]
@@ -226,7 +225,7 @@ def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGly
         sb = boxes[seed]
         if seed in used or sb.h < 0.5 * glyph_size:
             continue
-        group = _rank_group(layer, seed, cands, boxes)
+        group = _rank_group(seed, cands, boxes)
         rbox = boxes[group[0]]
         for j in group[1:]:
             rbox = rbox.union(boxes[j])
