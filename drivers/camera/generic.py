@@ -35,7 +35,7 @@ import functools
 import json
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -43,6 +43,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.art import art_mask, mirrored, with_outline
 from drivers.camera.convnet import ConvNet, fused
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
 from drivers.camera.glyphs import Box, FloatMap, Image, member, percentile
@@ -253,6 +254,11 @@ def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | 
     - the suit as the uppermost fat part of a glyph under the rank too big
       for a suit, that part taken deeper inside the glyph at each look
       (_suit_core, SUIT_CORES: a small suit on a court picture's ink);
+    - the index with a court picture's coloured art over it cut out
+      (_unveiled: an svg-cards king's small club against the gold finial
+      of his sceptre), then its black suit completed from the side the art
+      leaves whole (_mirrored: the king of spades, whose finial is drawn
+      over the right lobe of his small spade);
     - the rank joined again to a part of it that its faint ink joins it to
       (_stacked: a 5 whose thin stem fell under the level, its top bar
       over its bowl).
@@ -291,6 +297,11 @@ def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | 
             if rank_refused and rank_refused(parts):
                 break  # (the rank glyph is the seed's at every share)
     if first is not None:
+        unveiled = _unveiled(patch, ink, level, first)
+        if unveiled is not None:
+            yield unveiled[0]
+            if not (rank_refused and rank_refused(unveiled[0])):
+                yield _mirrored(unveiled[0], unveiled[1])
         yield from _stacked(patch, ink, level, first, memo)
 
 
@@ -453,6 +464,53 @@ def _suit_pruned(patch: Image, ink: FloatMap, level: float, found: IndexParts,
     if not isinstance(parts, IndexParts) or parts.rank_box != found.rank_box:
         return None  # (a look at the suit that changes the rank is none)
     return parts
+
+
+# A court picture's coloured art drawn over the index (drivers.camera.art):
+# looked at again, the art and its outline are cut out of the ink, when
+# there are at least ART_MIN pixels of it in the suit's place under the rank
+# (rows down to a rank's height under it, columns as _centred_under). A
+# rank whose ink is redder than RED_RANK is red ink (the middle of the
+# model's black_max and red_min, 0.04 and 0.08): red art is then ink. A
+# look that changes the rank found is none.
+ART_MIN = 6
+RED_RANK = 0.06
+
+
+def _unveiled(patch: Image, ink: FloatMap, level: float, first: IndexParts | _NoSuit
+              ) -> tuple[IndexParts, npt.NDArray[np.bool_]] | None:
+    """The index with the art over it cut out, and that art (with its
+    outline); None when there is none, or no index without it."""
+    if patch.ndim != 3:
+        return None
+    rb, h = first.rank_box, first.rank_box.h
+    if isinstance(first, IndexParts):
+        red = first.rank_red
+    else:
+        red = _redness(patch, first.labels, [first.seed])
+    art = art_mask(patch, red > RED_RANK)
+    x0, x1 = max(0, int(rb.x - SUIT_OFF_MAX * h)), int(rb.x2 + SUIT_OFF_MAX * h) + 1
+    if int(art[rb.y2 : rb.y2 + h, x0:x1].sum()) < ART_MIN:
+        return None
+    cut = with_outline(art)
+    parts = _index_at(patch, ink, level, cut)
+    if not isinstance(parts, IndexParts) or parts.rank_box != rb:
+        return None
+    return parts, cut
+
+
+def _mirrored(parts: IndexParts, cut: npt.NDArray[np.bool_]) -> IndexParts | None:
+    """The index with its black suit completed from the side the art does
+    not cover (drivers.camera.art.mirrored); None when the ink is red or the
+    art covers no one side."""
+    if not parts.suit_red <= RED_RANK:
+        return None  # (a heart's top is two lobes, not an apex on its axis; NaN: grey)
+    sb = parts.suit_box
+    art = np.pad(cut, 1)[sb.y : sb.y2 + 2, sb.x : sb.x2 + 2]
+    whole = mirrored(parts.suit_ink, parts.suit_ink > 0, art)
+    if whole is None:
+        return None
+    return replace(parts, suit_ink=whole, suit_box=Box(sb.x, sb.y, whole.shape[1], whole.shape[0]))
 
 
 # A rank whose thin stroke fell under the ink level lies in parts: an

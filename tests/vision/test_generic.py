@@ -31,12 +31,13 @@ from tests.vision.conftest import get_deck
 
 GEOMETRY = ShoeGeometry()
 FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
-# Seeded samples (seed 12, 300 frames a deck); the 10,000-frame figures are in
-# docs/benchmarks.md. The goal (99 % right, at most 1 misread in 10,000) is
-# NOT met on every deck: floors sit under what the reader measures on these
-# seeds (97.3, 99.7 and 99.3 %) so that a regression fails. Misreads must
-# be zero.
-GENERIC_FLOOR = {"npm-svg-cards": 0.96, "npm-cardsjs": 0.975, "house": 0.97}
+# Seeded samples (seed 12, 300 frames a deck); the 10,000-frame figures, and
+# the goal (99 % right, at most 1 misread in 10,000), are in
+# docs/benchmarks.md. 300 frames cannot show 99 %: floors sit under what the
+# reader measures on these seeds (98.7, 99.7 and 99.3 %) so that a regression
+# fails (without the looks through a court picture's art, svg-cards reads
+# 97.3 % here). Misreads must be zero.
+GENERIC_FLOOR = {"npm-svg-cards": 0.975, "npm-cardsjs": 0.975, "house": 0.97}
 
 
 def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
@@ -481,13 +482,15 @@ def test_a_suit_on_a_court_picture_is_taken_from_its_fat_part(
     finial and is refused (too far from every suit). Looked at again, the
     suit is the glyph's uppermost fat part, the finial's strokes fallen
     away, and the card is read. (The club found first is read too once its
-    strokes are pruned, _suit_pruned: that look is left out here.)"""
+    strokes are pruned, _suit_pruned, or the finial's gold cut away,
+    _unveiled: those looks are left out here.)"""
     patch = cv2.imread(str(FRAMES / "svg-cards-KC-corner-suit-on-the-sceptre.png"))
     assert patch is not None
     model = generic_model()
     first = generic.index_parts(patch)
     assert first is not None and model.read_parts(first).card is None
     monkeypatch.setattr(generic, "_suit_pruned", lambda *args: None)
+    monkeypatch.setattr(generic, "_unveiled", lambda *args: None)
     again = [p for p in generic.index_candidates(patch) if p is not None][-1]
     assert again.suit_box.w < first.suit_box.w  # the finial's piece beside it is gone
     assert model.read_parts(again).card == "KC"
@@ -502,7 +505,9 @@ def test_a_stroke_hanging_from_the_suit_is_pruned_when_first_refused(
     club is found under the K, but the dark outline of the sceptre's finial
     hangs from its right lobe, and it is refused (too far from every suit).
     Looked at again with the thin strokes beside its middle pruned, it is
-    read; the club's own stem, as thin, stays."""
+    read; the club's own stem, as thin, stays. (The finial's gold and
+    outline cut away, _unveiled, it is read too: that look is left out
+    when this one is.)"""
     patch = cv2.imread(str(FRAMES / "svg-cards-KC-corner-finial-outline-on-its-lobe.png"))
     assert patch is not None
     model = generic_model()
@@ -520,6 +525,7 @@ def test_a_stroke_hanging_from_the_suit_is_pruned_when_first_refused(
     assert model.read_parts(again).card == "KC"
     assert model.read_corner(patch).card == "KC"
     monkeypatch.setattr(generic, "_suit_pruned", lambda *args: None)
+    monkeypatch.setattr(generic, "_unveiled", lambda *args: None)
     assert model.read_corner(patch).card is None
 
 
@@ -654,7 +660,9 @@ def test_a_suit_on_a_fat_part_of_a_picture_is_taken_deeper_inside(
     gold finial of the sceptre is drawn over the small spade's right lobe,
     and the finial's dark outline and cap join the spade. The spade's fat
     part taken at half the glyph's greatest depth keeps a piece of them and
-    is refused; taken deeper (the next share of SUIT_CORES) it is read."""
+    is refused; taken deeper (the next share of SUIT_CORES) it is read.
+    (With the finial's gold and outline cut away, _unveiled, it is read
+    too: that look is left out when the deeper share is.)"""
     patch = cv2.imread(str(FRAMES / "svg-cards-KS-corner-spade-under-the-finial.png"))
     assert patch is not None
     model = generic_model()
@@ -663,6 +671,7 @@ def test_a_suit_on_a_fat_part_of_a_picture_is_taken_deeper_inside(
     assert reads[0] is None and "KS" in reads and set(reads) <= {None, "KS"}
     assert model.read_corner(patch).card == "KS"
     monkeypatch.setattr(generic, "SUIT_CORES", generic.SUIT_CORES[:1])
+    monkeypatch.setattr(generic, "_unveiled", lambda *args: None)
     assert model.read_corner(patch).card is None
 
 
