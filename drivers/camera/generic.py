@@ -248,17 +248,17 @@ def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | 
       the suit);
     - a rank glyph as wide as tall cut down where it is thinnest in its
       right part (_beside: a rank joined to a big pip beside it);
+    - the index with a court picture's coloured art over it cut out
+      (_unveiled: an svg-cards king's small club against the gold finial
+      of his sceptre), then its black suit completed from the side the art
+      leaves whole (_mirrored: the king of spades, whose finial is drawn
+      over the right lobe of his small spade);
     - the suit found with the thin strokes hanging off it beside its
       middle pruned (_suit_pruned: a small club with a piece of a court
       picture's outline at its lobe);
     - the suit as the uppermost fat part of a glyph under the rank too big
       for a suit, that part taken deeper inside the glyph at each look
       (_suit_core, SUIT_CORES: a small suit on a court picture's ink);
-    - the index with a court picture's coloured art over it cut out
-      (_unveiled: an svg-cards king's small club against the gold finial
-      of his sceptre), then its black suit completed from the side the art
-      leaves whole (_mirrored: the king of spades, whose finial is drawn
-      over the right lobe of his small spade);
     - the rank joined again to a part of it that its faint ink joins it to
       (_stacked: a 5 whose thin stem fell under the level, its top bar
       over its bowl).
@@ -285,6 +285,14 @@ def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | 
     if isinstance(whole, _NoSuit):
         yield _joined(patch, ink, level, whole)
         yield _beside(patch, ink, level, whole)
+    if first is not None:
+        # (before the looks that take the suit apart by its shape: where
+        # coloured art touches the suit, they seldom read it and cost more)
+        unveiled = _unveiled(patch, ink, level, first)
+        if unveiled is not None:
+            yield unveiled[0]
+            if not (rank_refused and rank_refused(unveiled[0])):
+                yield _mirrored(unveiled[0], unveiled[1])
     if found is not None and not (rank_refused and rank_refused(found)):
         yield _suit_pruned(patch, ink, level, found, cut, memo)
     if isinstance(first, _NoSuit):
@@ -297,11 +305,6 @@ def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | 
             if rank_refused and rank_refused(parts):
                 break  # (the rank glyph is the seed's at every share)
     if first is not None:
-        unveiled = _unveiled(patch, ink, level, first)
-        if unveiled is not None:
-            yield unveiled[0]
-            if not (rank_refused and rank_refused(unveiled[0])):
-                yield _mirrored(unveiled[0], unveiled[1])
         yield from _stacked(patch, ink, level, first, memo)
 
 
