@@ -54,12 +54,6 @@ def art_mask(patch: Image, red_ink: bool) -> npt.NDArray[np.bool_]:
     return np.asarray(art, np.bool_)
 
 
-def with_outline(art: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-    """The art and its outline (ART_RING)."""
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * ART_RING + 1, 2 * ART_RING + 1))
-    return np.asarray(cv2.dilate(art.astype(np.uint8), disc) > 0, np.bool_)
-
-
 # The suit's apex: the ink-weighted column of its top APEX_ROWS rows.
 APEX_ROWS = 2
 # The side the art covers: of the glyph's pixels that touch the art, more
@@ -67,14 +61,14 @@ APEX_ROWS = 2
 COVERED_SHARE = 0.8
 
 
-def mirrored(suit: FloatMap, glyph: npt.NDArray[np.bool_], art: npt.NDArray[np.bool_]
-             ) -> FloatMap | None:
+def mirrored(suit: FloatMap, art: npt.NDArray[np.bool_]) -> FloatMap | None:
     """The suit completed from its uncovered side about the column of its
     apex, or None when the art does not cover one side of it.
 
-    `suit`: the suit glyph's ink in its box; `glyph`: its pixels; `art`:
-    the art with its outline, in the same box grown by one pixel on each
-    side (what the glyph touches)."""
+    `suit`: the suit glyph's ink in its box (its pixels: those with ink);
+    `art`: the art with its outline, in the same box grown by one pixel on
+    each side (what the glyph touches)."""
+    glyph = suit > 0
     rows = np.flatnonzero(glyph.any(axis=1))
     if rows.size < 2 * APEX_ROWS:
         return None

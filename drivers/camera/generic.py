@@ -43,7 +43,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.art import art_mask, mirrored, with_outline
+from drivers.camera.art import ART_RING, art_mask, mirrored
 from drivers.camera.convnet import ConvNet, fused
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
 from drivers.camera.glyphs import Box, FloatMap, Image, member, percentile
@@ -495,7 +495,7 @@ def _unveiled(patch: Image, ink: FloatMap, level: float, first: IndexParts | _No
     x0, x1 = max(0, int(rb.x - SUIT_OFF_MAX * h)), int(rb.x2 + SUIT_OFF_MAX * h) + 1
     if int(art[rb.y2 : rb.y2 + h, x0:x1].sum()) < ART_MIN:
         return None
-    cut = with_outline(art)
+    cut = cv2.dilate(art.astype(np.uint8), _disc(ART_RING)) > 0  # (with its outline)
     parts = _index_at(patch, ink, level, cut)
     if not isinstance(parts, IndexParts) or parts.rank_box != rb:
         return None
@@ -510,7 +510,7 @@ def _mirrored(parts: IndexParts, cut: npt.NDArray[np.bool_]) -> IndexParts | Non
         return None  # (a heart's top is two lobes, not an apex on its axis; NaN: grey)
     sb = parts.suit_box
     art = np.pad(cut, 1)[sb.y : sb.y2 + 2, sb.x : sb.x2 + 2]
-    whole = mirrored(parts.suit_ink, parts.suit_ink > 0, art)
+    whole = mirrored(parts.suit_ink, art)
     if whole is None:
         return None
     return replace(parts, suit_ink=whole, suit_box=Box(sb.x, sb.y, whole.shape[1], whole.shape[0]))

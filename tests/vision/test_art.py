@@ -65,20 +65,20 @@ def _spade(scale: int = 8) -> npt.NDArray[np.float32]:
 
 
 def _covered(spade: npt.NDArray[np.float32], cols: slice
-             ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-    """The spade with the art over `cols` (lower half), the glyph's pixels
-    and the art in the box grown by a pixel (as art.mirrored takes them)."""
+             ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """The spade with the art over `cols` (lower half), and the art in the
+    box grown by a pixel (as art.mirrored takes them)."""
     cover = np.zeros(spade.shape, bool)
     cover[6:, cols] = True
     ink = np.where(cover, 0.0, spade).astype(np.float32)
-    return ink, ink > 0.05, np.pad(cover, 1)
+    return ink, np.pad(cover, 1)
 
 
 def test_a_suit_covered_on_one_side_is_completed_from_the_other() -> None:
     spade = _spade()
     for cols in (slice(9, None), slice(None, 6)):  # the right lobe covered, then the left
-        ink, glyph, cover = _covered(spade, cols)
-        whole = art.mirrored(ink, glyph, cover)
+        ink, cover = _covered(spade, cols)
+        whole = art.mirrored(ink, cover)
         assert whole is not None
         assert whole.shape == spade.shape
         a, b = whole > 0.5, spade > 0.5
@@ -88,10 +88,10 @@ def test_a_suit_covered_on_one_side_is_completed_from_the_other() -> None:
 
 def test_art_on_both_sides_of_the_suit_or_none_completes_nothing() -> None:
     spade = _spade()
-    ink, glyph, cover = _covered(spade, slice(9, None))
+    ink, cover = _covered(spade, slice(9, None))
     cover[8:, :4] = True  # art under the left lobe too
-    assert art.mirrored(ink, glyph, cover) is None
-    assert art.mirrored(spade, spade > 0.05, np.zeros((19, 17), bool)) is None
+    assert art.mirrored(ink, cover) is None
+    assert art.mirrored(spade, np.zeros((19, 17), bool)) is None
 
 
 def test_a_red_suit_is_not_completed_by_its_mirror_image() -> None:
