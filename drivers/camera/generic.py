@@ -49,6 +49,7 @@ from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
 from drivers.camera.glyphs import Box, FloatMap, Image, member, percentile
 from drivers.camera.lda import Discriminant
 from drivers.camera.match import CornerRead
+from drivers.camera.shapes import left_gap, right_reach
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "generic.npz"
 FORMAT = "croupier-generic-reader"
@@ -124,6 +125,31 @@ def five_stem(rank_ink: FloatMap) -> float:
     h, w = rank_ink.shape
     region = rank_ink[int(0.2 * h) : int(0.45 * h), : max(1, int(0.3 * w))]
     return float((region > 0.3).mean()) if region.size else 0.0
+
+
+# svg-cards draws its 5 condensed, the stem from the top bar down to the
+# bowl a hairline: blurred, the font-trained discriminant is unsure of it
+# over a 3 or a 6 (ratios 1-26 where the fonts' rank confusions set 23-26),
+# and a third of the deck's refusals were fives. The glyph's shape tells the
+# three apart where the discriminant does not: under the bar, right of the
+# stem, a 5 is open (a 3's upper bowl reaches the right there, a 6's stroke
+# the left only, as a 5's), and the 5's bowl is open on its left (a 6's is
+# closed). A 5 read over a 3 or a 6 whose glyph has all three (five_shaped)
+# needs only FIVE_SHAPED_LLR over it.
+FIVE_RIVALS = "36"
+FIVE_OPEN_ROWS = (0.1, 0.34)  # under the top bar, above the bowl
+FIVE_OPEN_MAX = 0.45  # some row there inked no further right than this share
+FIVE_BOWL_ROWS = (0.55, 0.72)  # the bowl's middle
+FIVE_BOWL_MIN = 0.45  # some row there starts this share of the width from the left
+FIVE_SHAPED_LLR = 2.0
+
+
+def five_shaped(rank_ink: FloatMap) -> bool:
+    """The glyph has a 5's stem at its upper left (FIVE_STEM_MIN), is open
+    at its right under the bar and its bowl open at its left."""
+    return (five_stem(rank_ink) >= FIVE_STEM_MIN
+            and right_reach(rank_ink, *FIVE_OPEN_ROWS) <= FIVE_OPEN_MAX
+            and left_gap(rank_ink, *FIVE_BOWL_ROWS) >= FIVE_BOWL_MIN)
 
 
 @dataclass(frozen=True)
@@ -316,10 +342,11 @@ def index_candidates(patch: Image, rank_refused: Callable[[IndexParts], bool] | 
 # JOINED_THIN of its median (more than _split allows: a 9's tail lying on
 # its heart's lobes is as wide as a stroke), and the part cut off is the
 # suit when it starts at the cut and is at least JOINED_SUIT_H of the
-# rank's height left above it.
+# rank's height left above it (svg-cards' Q, whose tail touches its heart,
+# is 37-39 px with that tail over a heart of 17-18: 0.46-0.49).
 TALL_RANK = 2.2
 JOINED_THIN = 0.75
-JOINED_SUIT_H = 0.5
+JOINED_SUIT_H = 0.45
 
 
 def _joined(patch: Image, ink: FloatMap, level: float, found: _NoSuit) -> IndexParts | None:
@@ -606,6 +633,22 @@ def _index_found(patch: Image, ink: FloatMap, level: float, first: IndexParts | 
     return None, cut
 
 
+# The suit starts at most SUIT_GAP_MAX of the rank's height under it. A
+# glyph on the rank's line that runs on out of the patch's right side is
+# not the index's (no index glyph reaches that far) but a big pip beside
+# it: svg-cards draws the one beside its queen and jack of hearts as tall
+# as the rank and a pixel or two from it, and it was taken with the rank
+# for a rank of two glyphs, like a ten's. Such a pip is left off the rank's
+# line; with pips that near the index, the next one down may be taken for
+# the suit under a rank joined to its own small suit (out of fold: a Q on
+# its spade read as an 8 over the big spade under it, gaps of 0.41-0.52 of
+# the rank's height), so the suit must then start within PIP_SUIT_GAP_MAX
+# (the fonts' right reads with a pip beside: 0.37 at the 99th percentile;
+# svg-cards' queens and jacks: 0.12 at most).
+SUIT_GAP_MAX = 0.8
+PIP_SUIT_GAP_MAX = 0.4
+
+
 def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.bool_] | None,
               whole: bool = False, memo: dict[float, Components] | None = None,
               add: npt.NDArray[np.bool_] | None = None) -> IndexParts | _NoSuit | None:
@@ -645,6 +688,7 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
         return _NoSuit(labels, boxes, seed, rb, [])
     group = [seed]
     h = rb.h
+    suit_gap = SUIT_GAP_MAX
     for j in sorted(range(1, n), key=lambda i: boxes[i].x):
         if j == seed or area[j] < 4:
             continue
@@ -653,6 +697,9 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
         same_line = (abs(b.y - boxes[seed].y) <= 0.2 * h and abs(b.y2 - boxes[seed].y2) <= 0.2 * h
                      and b.h >= 0.6 * h)
         gap = max(b.x - rb.x2, rb.x - b.x2)
+        if same_line and b.x2 >= ink.shape[1]:
+            suit_gap = PIP_SUIT_GAP_MAX  # a big pip beside the rank: see PIP_SUIT_GAP_MAX
+            continue
         if inside or (same_line and gap <= 0.35 * h and rb.union(b).w <= 1.5 * h):
             group.append(j)
             rb = rb.union(b)
@@ -670,7 +717,7 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
             continue
         b = boxes[j]
         gap = b.y - rb.y2
-        if not -0.1 * h <= gap <= 0.8 * h:
+        if not -0.1 * h <= gap <= suit_gap * h:
             if b.y < rb.y2 and b.y2 > rb.y2 + 0.3 * h and b.x <= rb.x2 and b.x2 >= rb.x:
                 under.append(j)  # from beside the rank down into the suit's rows
             continue
@@ -931,16 +978,18 @@ class GenericThresholds:
     # whose runner-up is a 3); never above the rank's own threshold.
     rank_llr_pair: dict[str, float] = field(default_factory=dict)
 
-    def for_colour(self, suits: str, rank: str | None = None, second: str | None = None
-                   ) -> tuple[float, float, float]:
+    def for_colour(self, suits: str, rank: str | None = None, second: str | None = None,
+                   five: bool = False) -> tuple[float, float, float]:
         """(rank over ranks, rank over no rank, suit) ratios for the suits
         the colour allows (and for `rank` read over the runner-up `second`,
-        when given)."""
+        when given; `five`: the glyph is five_shaped)."""
         if suits in (RED_SUITS, "SC"):
             red = suits == RED_SUITS
             top = self.rank_llr if red else self.rank_llr_black
             among = min(top, self.rank_llr_by.get(f"{rank}{suits}", top))
             among = min(among, self.rank_llr_pair.get(f"{rank}{second}{suits}", among))
+            if five and rank == "5" and second is not None and second in FIVE_RIVALS:
+                among = min(among, FIVE_SHAPED_LLR)
             if red:
                 return among, self.rank_x_llr, self.suit_llr
             return among, self.rank_x_llr_black, self.suit_llr_black
@@ -959,6 +1008,7 @@ class RankVerdict:
     over_x: float  # the best rank over NOT_A_RANK
     second: str  # the runner-up rank
     colours: tuple[str, ...]  # what ink_colour may say, the suit's ink aside
+    five: bool = False  # read as a 5 and five_shaped
 
 
 @dataclass(frozen=True)
@@ -974,6 +1024,7 @@ class Verdict:
     colour: str | None  # suits the ink allows (ink_colour); None: not clear
     rank_x_llr: float = math.inf  # the best rank over NOT_A_RANK
     rank_second: str = ""  # the runner-up rank
+    rank_five: bool = False  # read as a 5 and five_shaped
 
     @property
     def colour_clear(self) -> bool:
@@ -984,7 +1035,7 @@ class Verdict:
         sure); 0 when the colour is not clear or the glyph is no rank."""
         if self.colour is None or self.rank == NOT_A_RANK:
             return 0.0
-        need = t.for_colour(self.colour, self.rank, self.rank_second)
+        need = t.for_colour(self.colour, self.rank, self.rank_second, self.rank_five)
         got = (self.rank_llr, self.rank_x_llr, self.suit_llr)
         return min(g / max(n, 1e-6) for g, n in zip(got, need, strict=True))
 
@@ -1092,7 +1143,8 @@ class GenericReader:
         over_x = float(g[self.rank.labels.index(r.label)] - g[self.rank.labels.index(NOT_A_RANK)])
         return RankVerdict(r.label if over_x >= 0.0 else NOT_A_RANK, r.llr,
                            self.rank.distance(rv, r.label), over_x, r.runner_up,
-                           glyph_colours(parts.rank_red, self.thresholds))
+                           glyph_colours(parts.rank_red, self.thresholds),
+                           r.label == "5" and five_shaped(parts.rank_ink))
 
     def suit_vector(self, parts: IndexParts) -> npt.NDArray[np.float32]:
         return suit_vector(parts, self._suit_net)
@@ -1106,7 +1158,7 @@ class GenericReader:
         colour = ink_colour(parts, self.thresholds)
         s = self.suit.decide(sv, colour)
         return Verdict(r.rank, s.label, r.llr, s.llr, r.distance, self.suit.distance(sv, s.label),
-                       colour, r.over_x, r.second)
+                       colour, r.over_x, r.second, r.five)
 
     def rank_refused(self, r: RankVerdict) -> bool:
         """The rank alone refuses the index, whatever the suit (under each
@@ -1114,7 +1166,7 @@ class GenericReader:
         t = self.thresholds
         if r.rank == NOT_A_RANK or r.distance > t.rank_distance or not r.colours:
             return True
-        need = [t.for_colour(c, r.rank, r.second) for c in r.colours]
+        need = [t.for_colour(c, r.rank, r.second, r.five) for c in r.colours]
         return r.llr < min(n[0] for n in need) or r.over_x < min(n[1] for n in need)
 
     def read_parts(self, parts: IndexParts, rank: RankVerdict | None = None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,11 @@ FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 # Seeded samples (seed 12, 300 frames a deck); the 10,000-frame figures, and
 # the goal (99 % right, at most 1 misread in 10,000), are in
 # docs/benchmarks.md. 300 frames cannot show 99 %: floors sit under what the
-# reader measures on these seeds (98.7, 99.7 and 99.3 %) so that a regression
+# reader measures on these seeds (99.0, 99.7 and 99.3 %) so that a regression
 # fails (without the looks through a court picture's art, svg-cards reads
-# 97.3 % here). Misreads must be zero.
-GENERIC_FLOOR = {"npm-svg-cards": 0.975, "npm-cardsjs": 0.975, "house": 0.97}
+# 97.3 % here; before its fives were read by their shape, 98.7 %). Misreads
+# must be zero.
+GENERIC_FLOOR = {"npm-svg-cards": 0.98, "npm-cardsjs": 0.975, "house": 0.97}
 
 
 def _sample(name: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
@@ -849,7 +851,10 @@ def test_the_suit_is_not_taken_apart_again_when_the_rank_refuses(
     """Corner patch of an svg-cards 5 of hearts (benchmark frame) found
     where drawn, refused on its rank alone (unsure of the 5 over a 3):
     pruning its suit keeps the same 5, so that look is not tried; with the
-    rank's check off it is, and changes nothing."""
+    rank's check off it is, and changes nothing. (The glyph has the five's
+    shape, which now reads it: that is turned off here, test_shapes.py
+    shows it.)"""
+    monkeypatch.setattr(generic, "FIVE_SHAPED_LLR", math.inf)
     patch = cv2.imread(str(FRAMES / "svg-cards-5H-corner-unsure-over-a-3.png"))
     assert patch is not None
     model = generic_model()
