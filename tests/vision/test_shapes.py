@@ -95,9 +95,9 @@ def test_an_unsure_5_of_the_five_shape_is_read(monkeypatch: pytest.MonkeyPatch) 
     assert model.read_corner(patch).card is None
 
 
-def test_a_3_is_not_read_as_a_5_of_the_five_shape_when_unsure() -> None:
-    """A 5 unsure over any rank but a 3 or a 6 (here made unsure over a J)
-    gets nothing from its shape: the shape tells a 5 from those two only."""
+def test_the_five_shape_lowers_only_a_5s_ratio_over_a_3_or_a_6() -> None:
+    """The shape tells a 5 from a 3 and a 6 only: a 5 whose runner-up is
+    another rank (a J), and any other rank read, get nothing from it."""
     t = generic_model().thresholds
     shaped = t.for_colour("HD", "5", "3", five=True)
     assert shaped[0] == generic.FIVE_SHAPED_LLR
