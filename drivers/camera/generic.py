@@ -136,7 +136,7 @@ def five_stem(rank_ink: FloatMap) -> float:
 # the left only, as a 5's), and the 5's bowl is open on its left (a 6's is
 # closed). A 5 read over a 3 or a 6 whose glyph has all three (five_shaped)
 # needs only FIVE_SHAPED_LLR over it.
-FIVE_RIVALS = "36"
+FIVE_RIVALS = ("3", "6")
 FIVE_OPEN_ROWS = (0.1, 0.34)  # under the top bar, above the bowl
 FIVE_OPEN_MAX = 0.45  # some row there inked no further right than this share
 FIVE_BOWL_ROWS = (0.55, 0.72)  # the bowl's middle
@@ -988,7 +988,7 @@ class GenericThresholds:
             top = self.rank_llr if red else self.rank_llr_black
             among = min(top, self.rank_llr_by.get(f"{rank}{suits}", top))
             among = min(among, self.rank_llr_pair.get(f"{rank}{second}{suits}", among))
-            if five and rank == "5" and second is not None and second in FIVE_RIVALS:
+            if five and rank == "5" and second in FIVE_RIVALS:
                 among = min(among, FIVE_SHAPED_LLR)
             if red:
                 return among, self.rank_x_llr, self.suit_llr

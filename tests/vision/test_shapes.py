@@ -103,6 +103,8 @@ def test_the_five_shape_lowers_only_a_5s_ratio_over_a_3_or_a_6() -> None:
     assert shaped[0] == generic.FIVE_SHAPED_LLR
     assert t.for_colour("HD", "5", "6", five=True)[0] == generic.FIVE_SHAPED_LLR
     assert t.for_colour("HD", "5", "J", five=True)[0] == t.for_colour("HD", "5", "J")[0]
+    for unknown in ("", None):  # no runner-up given: nothing to tell the 5 from
+        assert t.for_colour("HD", "5", unknown, five=True)[0] == t.for_colour("HD", "5")[0]
     assert t.for_colour("HD", "3", "5", five=True)[0] == t.for_colour("HD", "3", "5")[0]
     assert t.for_colour("HD", "5", "3")[0] > generic.FIVE_SHAPED_LLR
 
