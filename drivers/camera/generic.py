@@ -49,7 +49,7 @@ from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
 from drivers.camera.glyphs import Box, FloatMap, Image, member, percentile
 from drivers.camera.lda import Discriminant
 from drivers.camera.match import CornerRead
-from drivers.camera.shapes import left_gap, right_reach
+from drivers.camera.shapes import INK, left_gap, right_reach
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "generic.npz"
 FORMAT = "croupier-generic-reader"
@@ -124,7 +124,7 @@ def five_stem(rank_ink: FloatMap) -> float:
     height) that is ink."""
     h, w = rank_ink.shape
     region = rank_ink[int(0.2 * h) : int(0.45 * h), : max(1, int(0.3 * w))]
-    return float((region > 0.3).mean()) if region.size else 0.0
+    return float((region > INK).mean()) if region.size else 0.0
 
 
 # svg-cards draws its 5 condensed, the stem from the top bar down to the

@@ -12,7 +12,7 @@ import numpy as np
 
 from drivers.camera.glyphs import FloatMap
 
-INK = 0.3  # as the other shape checks (generic.five_stem)
+INK = 0.3  # a pixel of the glyph counts as inked over this (generic.five_stem too)
 
 
 def _rows(rank_ink: FloatMap, lo: float, hi: float) -> list[np.ndarray]:
