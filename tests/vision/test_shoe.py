@@ -13,9 +13,9 @@ import cv2
 import numpy as np
 import pytest
 
-from drivers.camera.corner import MARGIN, CornerPose, corner_patch
+from drivers.camera.corner import MARGIN, CornerPose, _fit_line, corner_patch, shoe_corners
 from drivers.camera.generic import generic_model
-from drivers.camera.glyphs import Box, find_indices, to_gray
+from drivers.camera.glyphs import Box, find_indices, percentile, to_gray
 from drivers.camera.match import ink_maps
 from drivers.camera.shoe import CardRead, ShoeGeometry, band_poses, read_band, read_still
 from drivers.camera.source import CardSource
@@ -292,3 +292,27 @@ def test_a_card_whose_top_edge_is_just_out_of_view_is_read(name: str) -> None:
     right = sum(1 for c, _, g in results if g == c)
     assert wrong == []
     assert right >= 0.9 * len(results), right
+
+
+def test_a_line_fit_is_not_tilted_by_a_third_of_its_points_off_it() -> None:
+    # The top edge of an svg-cards 5 as measured column by column: under
+    # the 5's top bar, printed against the card's top edge, the first light
+    # row is the bar's underside, 7-9 px down. A least-squares start tilted
+    # this edge by 18 degrees.
+    cols = np.arange(43.0, 72.0)
+    tops = np.full(len(cols), 22.0)
+    tops[:10] = [29, 29, 29, 29, 30, 30, 30, 30, 30, 31]
+    line = _fit_line(cols, tops)
+    assert line is not None
+    slope, at = line
+    assert abs(slope) < 1e-9 and at == pytest.approx(22.0)
+
+
+def test_a_card_whose_rank_touches_its_top_edge_is_placed_from_its_edges() -> None:
+    band = cv2.imread(str(FRAMES / "svg-cards-5H-band-top-bar-on-the-top-edge.png"))
+    ramp = percentile(to_gray(band)[::4, ::4], 10)
+    (pose,) = shoe_corners(band, GEOMETRY.scale, ramp)
+    # The card is turned by at most a few degrees, and its top edge is row 23.
+    assert abs(pose.u[1] / pose.u[0]) < 0.05
+    assert pose.origin[1] == pytest.approx(23.0, abs=1.0)
+    assert generic_model().read_corner(corner_patch(band, pose)).card == "5H"
