@@ -159,9 +159,44 @@ def ink_layer(patch: Image, glyph_size: int) -> InkLayer:
     # Opening cuts thin lines (a printed card border, the blurred card edge)
     # that would otherwise join a glyph to the background.
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _OPEN_KERNEL)
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-    return InkLayer(paper, g, np.asarray(labels, np.int32), np.asarray(stats, np.int32),
-                    patch if patch.ndim == 3 else None)
+    labels, stats = components(mask, 4)
+    return InkLayer(paper, g, labels, stats, patch if patch.ndim == 3 else None)
+
+
+def components(mask: Image, connectivity: int) -> tuple[npt.NDArray[np.int32],
+                                                       npt.NDArray[np.int32]]:
+    """`cv2.connectedComponentsWithStats(mask, connectivity)`'s labels and
+    stats, the same arrays: OpenCV's statistics cost four times its
+    labelling (0.3 ms on a band of sparse ink, whose every pixel, paper
+    included, it visits), numpy's on the inked pixels alone half as much."""
+    _, found = cv2.connectedComponents(mask, connectivity=connectivity, ltype=cv2.CV_32S)
+    labels: npt.NDArray[np.int32] = np.asarray(found, np.int32)
+    n = int(labels.max()) + 1 if labels.size else 1
+    w = labels.shape[1]
+    flat = labels.reshape(-1)
+    inked = flat > 0
+    at = np.flatnonzero(inked)  # raster order
+    counts = np.bincount(flat[at], minlength=n)
+    stats = np.zeros((n, 5), np.int32)
+    if n > 1:
+        # Pixels grouped by label, each group in raster order: its first
+        # pixel is on its top row, its last on its bottom row.
+        at = at[np.argsort(flat[at], kind="stable")]
+        ys, xs = np.divmod(at, w)
+        first = np.cumsum(counts)[:-1]
+        last = first + counts[1:] - 1
+        x0, x1 = np.minimum.reduceat(xs, first), np.maximum.reduceat(xs, first)
+        stats[1:, 0], stats[1:, 1] = x0, ys[first]
+        stats[1:, 2], stats[1:, 3] = x1 - x0 + 1, ys[last] - ys[first] + 1
+        stats[1:, 4] = counts[1:]
+    paper = ~inked.reshape(labels.shape)
+    rows, cols = np.flatnonzero(paper.any(axis=1)), np.flatnonzero(paper.any(axis=0))
+    if len(rows):
+        stats[0] = (cols[0], rows[0], cols[-1] - cols[0] + 1, rows[-1] - rows[0] + 1,
+                    labels.size - len(at))
+    else:  # no paper at all: what OpenCV gives
+        stats[0] = (-1, np.iinfo(np.int32).max, 0, 0, 0)
+    return labels, stats
 
 
 def _box(stats: npt.NDArray[np.int32], i: int) -> Box:
