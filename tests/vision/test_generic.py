@@ -801,8 +801,8 @@ def test_a_j_whose_right_edge_is_no_stem_is_refused(monkeypatch: pytest.MonkeyPa
                          elements=st.integers(0, 9)),
        ids=st.lists(st.integers(-2, 14), max_size=6))
 def test_the_label_lookup_is_numpys_isin(labels: npt.NDArray[np.int32], ids: list[int]) -> None:
-    """The reader's lookup-table mask of labels (drivers.camera.glyphs.member)
-    is exactly np.isin's, for any label image and any ids."""
+    """The reader's mask of labels (drivers.camera.glyphs.member: compared,
+    or by a lookup table) is exactly np.isin's, for any label image and any ids."""
     assert np.array_equal(member(labels, ids), np.isin(labels, ids))
 
 
