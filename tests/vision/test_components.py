@@ -1,6 +1,7 @@
-"""The ink's connected components, labelled by OpenCV and measured by
-drivers.camera.glyphs.components: the same labels and statistics as
-cv2.connectedComponentsWithStats, on every kind of mask."""
+"""The ink of a band: its test as a table of bounds (the float test's own
+results, pair by pair), and its connected components, labelled by OpenCV
+and measured by drivers.camera.glyphs.components (the same labels and
+statistics as cv2.connectedComponentsWithStats, on every kind of mask)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drivers.camera import glyphs
 from drivers.camera.glyphs import components
 
 
@@ -52,3 +54,15 @@ def test_a_band_of_the_shoe_camera() -> None:
         x, y = int(rng.integers(0, 95)), int(rng.integers(0, 470))
         mask[y : y + int(rng.integers(1, 12)), x : x + int(rng.integers(1, 8))] = 1
     _same_as_opencv(mask, 4)
+
+
+def test_the_ink_table_is_the_float_test() -> None:
+    # Every pair of 8-bit paper and ink levels: ink by the table's bound
+    # exactly when ink by the float32 test the strength is measured with.
+    paper = np.arange(256, dtype=np.float32)[:, None]
+    g = np.arange(256, dtype=np.float32)[None, :]
+    want = ((g < paper * glyphs.INK_RATIO) & (paper - g > glyphs.INK_MIN_CONTRAST)
+            & (paper > glyphs.PAPER_MIN))
+    got = np.arange(256)[None, :] < glyphs._INK_BELOW.astype(np.int64)[:, None]
+    np.testing.assert_array_equal(got, want)
+    assert want.any() and not want.all()
