@@ -246,19 +246,25 @@ def glyph_candidates(layer: InkLayer, glyph_size: int) -> list[int]:
 def _rank_group(seed: int, cands: list[int], boxes: dict[int, Box]) -> list[int]:
     """The seed component plus its neighbours on the same text line (the "1"
     and "0" of a ten, the parts of a broken glyph); `boxes`: the candidates'."""
-    sb = boxes[seed]
     group = [seed]
-    box = sb
+    # (the box kept as numbers, not Box objects: a court card's band holds
+    # a score of candidates, each seed compares them all, and the property
+    # lookups were a third of a court card's search of the band)
+    sb = boxes[seed]
+    x, y, x2, y2 = sb.x, sb.y, sb.x2, sb.y2
     for j in cands:
         if j == seed:
             continue
         b = boxes[j]
-        same_line = abs(b.y - box.y) < 0.2 * box.h and abs(b.h - box.h) < 0.25 * box.h
-        inside = b.x >= box.x - 1 and b.x2 <= box.x2 + 1 and b.y >= box.y - 1 and b.y2 <= box.y2 + 1
-        gap = max(b.x - box.x2, box.x - b.x2)
-        if (same_line and gap < 0.25 * box.h) or inside:
+        bx, by, bh = b.x, b.y, b.h
+        bx2, by2 = bx + b.w, by + bh
+        h = y2 - y
+        same_line = abs(by - y) < 0.2 * h and abs(bh - h) < 0.25 * h
+        inside = bx >= x - 1 and bx2 <= x2 + 1 and by >= y - 1 and by2 <= y2 + 1
+        gap = max(bx - x2, x - bx2)
+        if (same_line and gap < 0.25 * h) or inside:
             group.append(j)
-            box = box.union(b)
+            x, y, x2, y2 = min(x, bx), min(y, by), max(x2, bx2), max(y2, by2)
     return group
 
 
