@@ -46,7 +46,7 @@ import numpy.typing as npt
 from drivers.camera.art import ART_RING, art_mask, mirrored
 from drivers.camera.convnet import ConvNet, fused
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
-from drivers.camera.glyphs import Box, FloatMap, Image, member, percentile
+from drivers.camera.glyphs import Box, FloatMap, Image, member, percentile, redness
 from drivers.camera.lda import Discriminant
 from drivers.camera.match import CornerRead
 from drivers.camera.shapes import INK, left_gap, right_reach
@@ -880,17 +880,10 @@ def _cut(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box) -> F
 
 
 def _redness(patch: Image, labels: npt.NDArray[Any], ids: list[int], box: Box) -> float:
-    """Mean (R - max(G, B)) / 255 over the glyph's ink; NaN in a grey image.
-    `box`: one holding the glyph's every pixel (the same pixels, in the
-    same order, for a fifth of the work on the whole patch)."""
-    if patch.ndim != 3:
-        return math.nan
-    patch = patch[box.y : box.y2, box.x : box.x2]
-    sel = member(labels[box.y : box.y2, box.x : box.x2], ids)
-    if not sel.any():
-        return math.nan
-    px = patch[sel].astype(np.float32)
-    return float(np.mean(px[:, 2] - np.maximum(px[:, 0], px[:, 1])) / 255.0)
+    """Mean (R - max(G, B)) / 255 over the glyph's ink (glyphs.redness); NaN
+    in a grey image."""
+    red = redness(patch, labels, ids, box)
+    return math.nan if red is None else red
 
 
 def _normalised(ink: FloatMap, size: tuple[int, int]) -> FloatMap:

@@ -275,15 +275,24 @@ def _ink_map(layer: InkLayer, ids: list[int], box: Box) -> FloatMap:
     return np.where(keep, layer.ink(box), 0.0).astype(np.float32)
 
 
-def _redness(layer: InkLayer, ids: list[int], box: Box) -> float:
-    if layer.colour is None:
-        return -1.0
-    sub_labels = layer.labels[box.y : box.y2, box.x : box.x2]
-    keep = member(sub_labels, ids)
+def redness(colour: Image | None, labels: npt.NDArray[Any], ids: list[int],
+            box: Box) -> float | None:
+    """Mean (R - max(G, B)) / 255 over the pixels of components `ids` of a
+    BGR image; None in a grey image or when they have no pixel. `box`: one
+    holding their every pixel (the same pixels, in the same order, for a
+    fraction of the work on the whole image)."""
+    if colour is None or colour.ndim != 3:
+        return None
+    keep = member(labels[box.y : box.y2, box.x : box.x2], ids)
     if not keep.any():
-        return -1.0
-    px = layer.colour[box.y : box.y2, box.x : box.x2][keep].astype(np.float32)
+        return None
+    px = colour[box.y : box.y2, box.x : box.x2][keep].astype(np.float32)
     return float(np.mean(px[:, 2] - np.maximum(px[:, 1], px[:, 0])) / 255.0)
+
+
+def _suit_redness(layer: InkLayer, ids: list[int], box: Box) -> float:
+    red = redness(layer.colour, layer.labels, ids, box)
+    return -1.0 if red is None else red
 
 
 def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGlyphs]:
@@ -321,7 +330,7 @@ def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGly
         found.append(IndexGlyphs(
             rank_box=rbox, suit_box=sbox,
             rank_ink=_ink_map(layer, group, rbox), suit_ink=_ink_map(layer, suit_ids, sbox),
-            redness=_redness(layer, suit_ids, sbox),
+            redness=_suit_redness(layer, suit_ids, sbox),
         ))
         if len(found) >= limit:
             break
