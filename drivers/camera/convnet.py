@@ -67,9 +67,12 @@ def _conv(x: F32, weight: F32, bias: F32) -> F32:
 
 
 def max_pool2(x: F32) -> F32:
-    """2x2 max pooling (an odd last row or column is dropped)."""
-    h, w, c = x.shape
-    out: F32 = x[: h // 2 * 2, : w // 2 * 2].reshape(h // 2, 2, w // 2, 2, c).max(axis=(1, 3))
+    """2x2 max pooling (an odd last row or column is dropped). Two
+    maxima of strided slices: a reduction over two axes of a reshaped map
+    costs three times as much on the first layer's maps."""
+    h, w, _ = x.shape
+    rows = np.maximum(x[0 : h // 2 * 2 : 2], x[1 : h // 2 * 2 : 2])
+    out: F32 = np.maximum(rows[:, 0 : w // 2 * 2 : 2], rows[:, 1 : w // 2 * 2 : 2])
     return out
 
 

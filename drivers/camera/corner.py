@@ -13,6 +13,7 @@ no visible top edge; its corner is placed from its index glyphs instead.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +93,10 @@ MIN_EDGE_COLS = 10
 # slopes of every pair: a few thousand numbers).
 FIT_START_POINTS = 32
 
+# Offsets of the few pixels past an edge's first strong one where its peak is
+# looked for (one fancy index for all, not one per offset).
+_STEPS = np.arange(4)
+
 
 def _repeated_median(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]
                      ) -> tuple[float, float]:
@@ -107,7 +112,7 @@ def _repeated_median(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]
     n = len(t)
     dt = t[None, :] - t[:, None]
     ds = s[None, :] - s[:, None]
-    off = ~np.eye(n, dtype=bool)
+    off = _off_diagonal(n)
     slopes = np.sort((ds[off] / dt[off]).reshape(n, n - 1), axis=1)
     # (each row's median from the sorted row: np.median costs a tenth of a
     # millisecond a call here)
@@ -115,6 +120,11 @@ def _repeated_median(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]
     medians = slopes[:, mid] if (n - 1) % 2 else 0.5 * (slopes[:, mid - 1] + slopes[:, mid])
     a = _median(medians)
     return a, _median(s - a * t)
+
+
+@functools.cache
+def _off_diagonal(n: int) -> npt.NDArray[np.bool_]:
+    return ~np.eye(n, dtype=bool)
 
 
 def _median(values: npt.NDArray[np.float64]) -> float:
@@ -128,7 +138,9 @@ def _median(values: npt.NDArray[np.float64]) -> float:
 
 def _least_squares(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]
                    ) -> tuple[float, float]:
-    tm, sm = float(t.mean()), float(s.mean())
+    # (the sums' means, as np.mean makes them, without its checks: a fit
+    # takes two to four of these, two fits a frame)
+    tm, sm = float(t.sum()) / len(t), float(s.sum()) / len(s)
     dt = t - tm
     a = float(dt @ (s - sm)) / float(dt @ dt)
     return a, sm - a * tm
@@ -146,7 +158,7 @@ def _fit_line(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]
     resid = np.abs(s - (a * t + b))
     keep = resid < max(1.5, _median(resid) * 2.5)
     for _ in range(3):
-        if keep.sum() < 6:
+        if np.count_nonzero(keep) < 6:
             return None
         a, b = _least_squares(t[keep], s[keep])
         resid = np.abs(s - (a * t + b))
@@ -154,7 +166,7 @@ def _fit_line(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]
         if (new == keep).all():
             break
         keep = new
-    if keep.sum() < 0.6 * len(t):
+    if np.count_nonzero(keep) < 0.6 * len(t):
         return None
     return a, b
 
@@ -181,13 +193,13 @@ def shoe_corners(band: Image, scale: float, ramp: float) -> list[CornerPose]:
     if len(rows) < MIN_EDGE_ROWS:
         return []
     first = np.argmax(strong[rows, 3:], axis=1) + 3
-    peak = np.stack([gx[rows, np.minimum(first + k, w - 1)] for k in range(4)], axis=1)
+    peak = gx[rows[:, None], np.minimum(first[:, None] + _STEPS[:4], w - 1)]
     xk = first + np.argmax(peak, axis=1)
-    xk = np.clip(xk, 1, w - 2)
+    xk = np.minimum(np.maximum(xk, 1), w - 2)
     g0, g1, g2 = gx[rows, xk - 1], gx[rows, xk], gx[rows, xk + 1]
     den = g0 - 2 * g1 + g2
     sub = np.where(np.abs(den) > 1e-3, 0.5 * (g0 - g2) / np.where(den == 0, 1, den), 0.0)
-    left_x = xk + np.clip(sub, -0.5, 0.5)
+    left_x = xk + np.minimum(np.maximum(sub, -0.5), 0.5)
     right_side = gray[rows, np.minimum(xk + 3, w - 1)]
     left_side = gray[rows, np.maximum(xk - 3, 0)]
     valid = (right_side - left_side > 0.45 * (paper - ramp)) & (xk < w - 8)
@@ -227,16 +239,14 @@ def _corners_from_edges(gray: npt.NDArray[Any], starts: list[int],
         rise = gy > level
         first = np.argmax(rise, axis=0)
         ok = rise.any(axis=0)
-        near = np.stack([gy[np.minimum(first + j, len(gy) - 1), np.arange(len(cols))]
-                         for j in range(3)])
+        across = np.arange(len(cols))
+        near = gy[np.minimum(first + _STEPS[:3, None], len(gy) - 1), across]
         k = first + np.argmax(near, axis=0)
-        kk = np.clip(k, 1, len(gy) - 2)
-        a0 = gy[kk - 1, np.arange(len(cols))]
-        a1 = gy[kk, np.arange(len(cols))]
-        a2 = gy[kk + 1, np.arange(len(cols))]
+        kk = np.minimum(np.maximum(k, 1), len(gy) - 2)
+        a0, a1, a2 = gy[kk - 1, across], gy[kk, across], gy[kk + 1, across]
         den = a0 - 2 * a1 + a2
         sub = np.where(np.abs(den) > 1e-3, 0.5 * (a0 - a2) / np.where(den == 0, 1, den), 0.0)
-        ys = list((y0 + kk + np.clip(sub, -0.5, 0.5))[ok])
+        ys = list((y0 + kk + np.minimum(np.maximum(sub, -0.5), 0.5))[ok])
         xs = list(cols[ok].astype(np.float64))
         if len(ys) < MIN_EDGE_COLS:
             continue

@@ -29,7 +29,7 @@ from drivers.camera.corner import (
     patch_inside,
     shoe_corners,
 )
-from drivers.camera.glyphs import Image, find_indices, percentile, to_gray
+from drivers.camera.glyphs import Image, find_index_places, percentile, to_gray
 from drivers.camera.match import CornerRead
 from drivers.camera.reader import Model, rank_anchor, read_corner
 
@@ -327,7 +327,7 @@ def band_poses(band: Image, model: Model, geometry: ShoeGeometry,
     poses = shoe_corners(band, scale, ramp)
     ax, ay = rank_anchor(model)
     found = [(float(i.rank_box.x), float(i.rank_box.y))
-             for i in find_indices(band, geometry.rank_height)]
+             for i in find_index_places(band, geometry.rank_height)]
     # An index lies by the card's left edge, in the column of the indices of
     # the corners found (or of the leftmost index): glyph pairs further right
     # are pips.

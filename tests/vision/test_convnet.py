@@ -6,6 +6,7 @@ where the tests run)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from drivers.camera.convnet import ConvNet, conv3x3_relu, fused, max_pool2
 from drivers.camera.generic import generic_model
@@ -40,6 +41,17 @@ def test_max_pool_halves_and_drops_an_odd_edge() -> None:
     got = max_pool2(x)
     assert got.shape == (2, 2, 2)
     assert got[1, 1, 0] == x[2:4, 2:4, 0].max()
+
+
+@pytest.mark.parametrize("shape", [(7, 5, 3), (24, 24, 16), (12, 13, 32), (6, 6, 1)])
+def test_max_pool_takes_each_two_by_two_block_maximum(shape: tuple[int, int, int]) -> None:
+    x = np.random.default_rng(sum(shape)).normal(size=shape).astype(np.float32)
+    got = max_pool2(x)
+    h, w, c = shape
+    assert got.shape == (h // 2, w // 2, c)
+    for i in range(h // 2):
+        for j in range(w // 2):
+            assert (got[i, j] == x[2 * i : 2 * i + 2, 2 * j : 2 * j + 2].max(axis=(0, 1))).all()
 
 
 def test_the_shipped_model_has_its_suit_networks_and_they_round_trip() -> None:
