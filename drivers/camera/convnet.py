@@ -45,13 +45,19 @@ def _offset_major(weight: F32) -> F32:
 
 def _im2col(x: F32) -> F32:
     """(H * W, 9 * C): each pixel's 3x3 neighbourhood (zero padded), rows of
-    (row, column, channel). Nine slices and one copy: numpy's padding and
-    window helpers cost more than the arithmetic at these sizes."""
+    (row, column, channel). numpy's padding and window helpers cost more
+    than the arithmetic at these sizes: the neighbourhoods are a strided
+    view of the padded maps, copied once; a single channel's rows of nine
+    are copied faster as nine slices side by side."""
     h, w, c = x.shape
     padded = np.zeros((h + 2, w + 2, c), np.float32)
     padded[1:-1, 1:-1] = x
-    cols = np.concatenate(
-        [padded[dy : dy + h, dx : dx + w] for dy in range(3) for dx in range(3)], axis=2)
+    if c == 1:
+        cols = np.concatenate(
+            [padded[dy : dy + h, dx : dx + w] for dy in range(3) for dx in range(3)], axis=2)
+    else:
+        s0, s1, s2 = padded.strides
+        cols = np.ndarray((h, w, 3, 3, c), np.float32, padded, 0, (s0, s1, s0, s1, s2))
     out: F32 = cols.reshape(h * w, 9 * c)
     return out
 
