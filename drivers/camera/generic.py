@@ -681,11 +681,14 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
     # still be one rank-sized component, else the corner is refused; or,
     # joined at that level to the suit under it (an svg-cards J's foot to
     # its club), too tall for a rank, it is cut apart as such (_split).
-    own = max(INK_FLOOR, INK_LEVEL * float(ink[labels == seed].max()))
+    # (the seed's pixels looked for in its box alone: a tenth of the patch)
+    kb = boxes[seed]
+    in_box = labels[kb.y : kb.y2, kb.x : kb.x2] == seed
+    own = max(INK_FLOOR, INK_LEVEL * float(ink[kb.y : kb.y2, kb.x : kb.x2][in_box].max()))
     if own < level:
-        at = np.argwhere(labels == seed)[0]
+        at = np.argwhere(in_box)[0]  # its first pixel, row by row
         n, labels, stats, boxes = _components(ink, own, cut, memo, add)
-        seed = int(labels[at[0], at[1]])
+        seed = int(labels[kb.y + at[0], kb.x + at[1]])
         if seed not in _rank_seeds(n, stats, boxes):
             if seed in _rank_seeds(n, stats, boxes, (RANK_H[1] + 1, 2 * RANK_H[1])):
                 return _NoSuit(labels, boxes, seed, boxes[seed], [])
