@@ -46,7 +46,7 @@ import numpy.typing as npt
 from drivers.camera.art import ART_RING, art_mask, mirrored
 from drivers.camera.convnet import ConvNet, fused
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
-from drivers.camera.glyphs import Box, FloatMap, Image, member, percentile, redness
+from drivers.camera.glyphs import CCL, Box, FloatMap, Image, member, percentile, redness
 from drivers.camera.lda import Discriminant
 from drivers.camera.match import CornerRead
 from drivers.camera.shapes import INK, left_gap, right_reach
@@ -217,8 +217,8 @@ def _components(ink: FloatMap, level: float, cut: npt.NDArray[np.bool_] | None =
         mask |= add
     if cut is not None:
         mask &= ~cut
-    n, labels, raw_stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8),
-                                                               connectivity=8)
+    n, labels, raw_stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+        mask.astype(np.uint8), 8, cv2.CV_32S, CCL)
     stats = np.asarray(raw_stats, np.int32)
     return int(n), np.asarray(labels, np.int32), stats, _boxes(stats)
 
@@ -424,8 +424,8 @@ def _suit_core(ink: FloatMap, found: _NoSuit, core: float) -> npt.NDArray[np.boo
         own = found.labels == j
         depth = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
         reach = core * float(depth.max())
-        n, lab, stats, centres = cv2.connectedComponentsWithStats(
-            (depth > reach).astype(np.uint8), connectivity=8)
+        n, lab, stats, centres = cv2.connectedComponentsWithStatsWithAlgorithm(
+            (depth > reach).astype(np.uint8), 8, cv2.CV_32S, CCL)
         cores = [k for k in range(1, n)
                  if rb.x - SUIT_OFF_MAX * h <= centres[k][0] <= rb.x2 + SUIT_OFF_MAX * h]
         if len(cores) < 2:
@@ -478,14 +478,14 @@ def _suit_pruned(patch: Image, ink: FloatMap, level: float, found: IndexParts,
     depth = cv2.distanceTransform(own.astype(np.uint8), cv2.DIST_L2, 3)
     r = max(1, math.ceil(PRUNE_CORE * float(depth.max())))
     body = cv2.morphologyEx(own.astype(np.uint8), cv2.MORPH_OPEN, _disc(r)) > 0
-    nb, fat = cv2.connectedComponents(body.astype(np.uint8), connectivity=8)
+    nb, fat = cv2.connectedComponentsWithAlgorithm(body.astype(np.uint8), 8, cv2.CV_32S, CCL)
     if nb < 2:
         return None
     cols = np.flatnonzero(body.any(axis=0))
     middle = 0.5 * float(cols[0] + cols[-1])
     band = PRUNE_STEM * float(cols[-1] - cols[0] + 1)
-    nt, thin, stats, centres = cv2.connectedComponentsWithStats(
-        (own & ~body).astype(np.uint8), connectivity=8)
+    nt, thin, stats, centres = cv2.connectedComponentsWithStatsWithAlgorithm(
+        (own & ~body).astype(np.uint8), 8, cv2.CV_32S, CCL)
     pruned = np.zeros(own.shape, bool)
     for k in range(1, nt):
         if abs(centres[k][0] - middle) <= band:
@@ -599,8 +599,8 @@ def _stacked(patch: Image, ink: FloatMap, level: float, first: IndexParts | _NoS
         else:
             continue
         box = (slice(u.y, u.y2), slice(u.x, u.x2))
-        _, low = cv2.connectedComponents(
-            (ink[box] > RANK_SPILL_LEVEL * level).astype(np.uint8), connectivity=8)
+        _, low = cv2.connectedComponentsWithAlgorithm(
+            (ink[box] > RANK_SPILL_LEVEL * level).astype(np.uint8), 8, cv2.CV_32S, CCL)
         mine = np.unique(low[member(labels[box], rank)])
         theirs = np.unique(low[labels[box] == j])
         shared = np.intersect1d(mine[mine > 0], theirs[theirs > 0])
@@ -844,7 +844,7 @@ def rank_cap(ink: FloatMap, box: Box, level: float) -> float:
     band = (ink[top:bottom, x0 : box.x2 + box.w] > RANK_SPILL_LEVEL * level).astype(np.uint8)
     if band.size == 0 or not band.any():
         return 0.0
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(band, connectivity=8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(band, 8, cv2.CV_32S, CCL)
     left, right = box.x - x0 - RANK_SPILL_GAP, box.x2 - x0 + RANK_SPILL_GAP
     inside = [i for i in range(1, n)
               if stats[i, 0] >= left and stats[i, 0] + stats[i, 2] <= right]
@@ -867,7 +867,7 @@ def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box
         near = cv2.dilate(member(labels[y0:y1], glyphs).astype(np.uint8),
                           np.ones((2 * RANK_SPILL_GAP + 1, 2 * RANK_SPILL_GAP + 1), np.uint8))
         low[near > 0] = 0
-    _, low_labels = cv2.connectedComponents(low, connectivity=8)
+    _, low_labels = cv2.connectedComponentsWithAlgorithm(low, 8, cv2.CV_32S, CCL)
     touched = np.unique(low_labels[member(labels[y0:y1], ids)])
     cols = np.flatnonzero(member(low_labels, touched[touched > 0]).any(axis=0))
     if cols.size == 0:

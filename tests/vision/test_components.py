@@ -41,6 +41,28 @@ def test_components_are_opencvs(h: int, w: int, density: float, blur: float,
     _same_as_opencv((noise < density).astype(np.uint8), connectivity)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    h=st.integers(1, 130), w=st.integers(1, 130), density=st.floats(0.0, 1.0),
+    blur=st.sampled_from([0.0, 1.0, 2.5]), connectivity=st.sampled_from([4, 8]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_algorithm_used_labels_as_opencvs_default(
+        h: int, w: int, density: float, blur: float, connectivity: int, seed: int) -> None:
+    # The readers label with glyphs.CCL for speed; their loops visit components
+    # in label order, so the labels must be the default's, numbered alike.
+    noise = np.random.default_rng(seed).random((h, w)).astype(np.float32)
+    if blur and min(h, w) > 1:
+        noise = cv2.GaussianBlur(noise, (0, 0), blur)
+    mask = (noise < np.quantile(noise, density)).astype(np.uint8)
+    want = cv2.connectedComponentsWithStats(mask, connectivity=connectivity)
+    got = cv2.connectedComponentsWithStatsWithAlgorithm(mask, connectivity, cv2.CV_32S,
+                                                        glyphs.CCL)
+    assert got[0] == want[0]
+    for a, b in zip(got[1:], want[1:], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("fill", [0, 1])
 @pytest.mark.parametrize("connectivity", [4, 8])
 def test_an_empty_and_a_full_mask(fill: int, connectivity: int) -> None:
