@@ -124,7 +124,9 @@ def _repeated_median(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]
 
 @functools.cache
 def _off_diagonal(n: int) -> npt.NDArray[np.bool_]:
-    return ~np.eye(n, dtype=bool)
+    off: npt.NDArray[np.bool_] = ~np.eye(n, dtype=bool)
+    off.flags.writeable = False  # shared by every fit of n points
+    return off
 
 
 def _median(values: npt.NDArray[np.float64]) -> float:
@@ -193,7 +195,7 @@ def shoe_corners(band: Image, scale: float, ramp: float) -> list[CornerPose]:
     if len(rows) < MIN_EDGE_ROWS:
         return []
     first = np.argmax(strong[rows, 3:], axis=1) + 3
-    peak = gx[rows[:, None], np.minimum(first[:, None] + _STEPS[:4], w - 1)]
+    peak = gx[rows[:, None], np.minimum(first[:, None] + _STEPS, w - 1)]
     xk = first + np.argmax(peak, axis=1)
     xk = np.minimum(np.maximum(xk, 1), w - 2)
     g0, g1, g2 = gx[rows, xk - 1], gx[rows, xk], gx[rows, xk + 1]

@@ -930,17 +930,14 @@ def _cell_offsets(h: int, w: int, cells: tuple[int, int], bins: int) -> npt.NDAr
     return out
 
 
-def glyph_vector(ink: FloatMap, size: tuple[int, int], grad_size: tuple[int, int],
-                 cells: tuple[int, int], stretched: FloatMap | None = None
-                 ) -> npt.NDArray[np.float32]:
+def glyph_vector(ink: FloatMap, size: tuple[int, int], stretched: FloatMap,
+                 cells: tuple[int, int]) -> npt.NDArray[np.float32]:
     """Feature vector of one glyph: its ink stretched to `size`, gradient
-    direction histograms (at `grad_size`, in `cells`), and the log of its
-    aspect ratio (a narrow glyph stays unlike a wide one). `stretched`: the
-    ink _normalised to grad_size, when the caller has it."""
+    direction histograms of `stretched` (the ink _normalised to the size
+    they are taken at) in `cells`, and the log of its aspect ratio (a
+    narrow glyph stays unlike a wide one)."""
     h, w = ink.shape
     aspect = np.float32(2.0 * np.log(max(w, 1) / max(h, 1)))
-    if stretched is None:
-        stretched = _normalised(ink, grad_size)
     return np.concatenate([
         _normalised(ink, size).reshape(-1),
         4.0 * _gradients(stretched, cells),
@@ -949,7 +946,7 @@ def glyph_vector(ink: FloatMap, size: tuple[int, int], grad_size: tuple[int, int
 
 
 def rank_vector(parts: IndexParts) -> npt.NDArray[np.float32]:
-    return glyph_vector(parts.rank_ink, RANK_SIZE, (24, 36), (4, 6))
+    return glyph_vector(parts.rank_ink, RANK_SIZE, _normalised(parts.rank_ink, (24, 36)), (4, 6))
 
 
 def suit_image(parts: IndexParts) -> tuple[FloatMap, float]:
@@ -959,16 +956,13 @@ def suit_image(parts: IndexParts) -> tuple[FloatMap, float]:
     return _normalised(parts.suit_ink, SUIT_NET_SIZE), math.log(max(w, 1) / max(h, 1))
 
 
-# The suit's gradients are taken at the size the network sees it at: the
-# glyph is stretched once for both.
-SUIT_GRAD_SIZE = SUIT_NET_SIZE
-
-
 def suit_vector(parts: IndexParts, nets: tuple[ConvNet, ...] = ()) -> npt.NDArray[np.float32]:
     """The suit's hand-made features, then the embedding of the glyph by
     each of the model's suit networks."""
+    # (the gradients are taken at the size the network sees the glyph at:
+    # it is stretched once for both)
     image, aspect = suit_image(parts)
-    hand = glyph_vector(parts.suit_ink, SUIT_SIZE, SUIT_GRAD_SIZE, (4, 4), image)
+    hand = glyph_vector(parts.suit_ink, SUIT_SIZE, image, (4, 4))
     if not nets:
         return hand
     return np.concatenate([hand, *(net.embed(image, aspect) for net in nets)]).astype(np.float32)
