@@ -32,6 +32,7 @@ and clubs). Otherwise the corner is refused, never guessed.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 from collections.abc import Callable, Iterator
@@ -1212,9 +1213,11 @@ class GenericReader:
         conf = float(np.clip(0.5 + 0.25 * (margin - 1.0), 0.5, 1.0))
         return CornerRead(v.rank + v.suit, conf, raw, llr, 1.0)
 
-    def read_corner(self, patch: Image) -> CornerRead:
+    def read_corner(self, patch: Image, first_look: bool = False) -> CornerRead:
         """The first of the index's candidates (index_candidates) read sure;
-        when none is, the first refusal."""
+        when none is, the first refusal. `first_look`: read the index as
+        first found only (a corner placed from an index found by its ink:
+        see drivers.camera.shoe.read_band)."""
         refused: CornerRead | None = None
         ranks: list[tuple[Box, FloatMap, RankVerdict]] = []  # rank glyphs read so far
         suits: list[tuple[Box, FloatMap, npt.NDArray[np.float32]]] = []  # and suit glyphs
@@ -1222,8 +1225,10 @@ class GenericReader:
         # The later looks mostly take the suit apart and keep the rank glyph,
         # or join the rank again and keep the suit: a glyph is read once,
         # and when the rank alone refuses the index, its suit is neither
-        # taken apart again nor read. (The first refusal is read whole: it
-        # is the one reported.)
+        # taken apart again nor read. (Nor is it at the first refusal, which
+        # is the one reported: its card is then the rank's alone. A refusal
+        # is only ever reported, and a court picture's shapes, read as
+        # corners, are mostly refused by their "rank".)
         def rank_of(parts: IndexParts) -> RankVerdict:
             return _glyph_memo(ranks, parts.rank_box, parts.rank_ink,
                                lambda: self.rank_of(parts))
@@ -1234,11 +1239,17 @@ class GenericReader:
 
         refused_parts: list[IndexParts] = []
         looks = index_candidates(patch, lambda p: self.rank_refused(rank_of(p)))
-        for look, parts in enumerate(looks):
+        # (the looks after the first are not even made: each is made only
+        # when asked for)
+        for look, parts in enumerate(itertools.islice(looks, 1) if first_look else looks):
             if parts is None or any(_same(parts, q) for q in refused_parts):
                 continue  # (a look may cut the glyphs as one before did)
             rank = rank_of(parts)
-            if refused is not None and self.rank_refused(rank):
+            if self.rank_refused(rank):
+                if refused is None:
+                    refused = CornerRead(None, 0.0, (rank.rank if rank.rank != NOT_A_RANK else "?")
+                                         + "?", (rank.llr, rank.llr, 0.0), 1.0)
+                    refused_parts.append(parts)
                 continue
             read = self.read_parts(parts, rank, 1.0 if look == 0 else LATER_MARGIN,
                                    suit_of(parts))

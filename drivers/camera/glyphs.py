@@ -332,6 +332,7 @@ class IndexPlace:
     suit_box: Box
     rank_ids: list[int]
     suit_ids: list[int]
+    suit_px: int  # the suit's inked pixels in its box
 
 
 def find_index_places(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexPlace]:
@@ -362,14 +363,15 @@ def _index_places(layer: InkLayer, glyph_size: int, limit: int) -> list[IndexPla
             sbox = boxes[suit]
             suit_ids = [suit, *(i for i in cands if i != suit and i not in group and
                                 _inside(boxes[i], sbox))]
+            suit_px = int(layer.stats[suit_ids, 4].sum())
         else:
             merged = _suit_in_merged(layer, rbox, group)
             if merged is None:
                 continue
-            suit_ids, sbox = merged
+            suit_ids, sbox, suit_px = merged
         used.update(group)
         used.update(suit_ids)
-        found.append(IndexPlace(rbox, sbox, group, suit_ids))
+        found.append(IndexPlace(rbox, sbox, group, suit_ids, suit_px))
         if len(found) >= limit:
             break
     return found
@@ -396,7 +398,8 @@ def _suit_under(rbox: Box, others: list[int], boxes: dict[int, Box]) -> int | No
     return best
 
 
-def _suit_in_merged(layer: InkLayer, rbox: Box, group: list[int]) -> tuple[list[int], Box] | None:
+def _suit_in_merged(layer: InkLayer, rbox: Box, group: list[int]
+                    ) -> tuple[list[int], Box, int] | None:
     """A suit glyph joined to other ink: artwork under it (the sceptre of a
     court card) or, in a blurred frame, a pip beside it. Only the columns
     under the rank are kept, and the glyph is cut at its first narrow row
@@ -431,5 +434,5 @@ def _suit_in_merged(layer: InkLayer, rbox: Box, group: list[int]) -> tuple[list[
             continue
         if not 0.25 * rbox.h <= sbox.h <= 0.95 * rbox.h:
             continue
-        return [int(i)], sbox
+        return [int(i)], sbox, len(xs)
     return None

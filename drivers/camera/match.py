@@ -105,7 +105,7 @@ def align(maps: Maps, whole: npt.NDArray[np.float32]) -> tuple[tuple[int, int], 
 class CornerRead:
     card: str | None  # None when not sure
     confidence: float
-    best: str  # the whole-corner discriminant's card, even when not sure
+    best: str  # the whole-corner discriminant's card, even when not sure (?? unread)
     llr: tuple[float, float, float]  # whole, rank, suit
     fit: float  # correlation with the nearest template where aligned
 
@@ -156,12 +156,16 @@ class CalibratedReader:
     def read_corner(self, patch: Image) -> CornerRead:
         maps = ink_maps(patch)
         shift, fit = align(maps, self.whole_templates)
+        t = self.thresholds
+        if fit < t.min_fit:
+            # No corner of this deck (a court picture's shapes, read as an
+            # index found by its ink): its regions are not read.
+            return CornerRead(None, 0.0, "??", (0.0, 0.0, 0.0), fit)
         w = self.whole.decide(region(maps, WHOLE_BOX, shift))
         r = self.rank.decide(region(maps, self.rank_box, shift))
         s = self.suit.decide(region(maps, self.suit_box, shift))
         llr = (w.llr, r.llr, s.llr)
-        t = self.thresholds
-        sure = (fit >= t.min_fit and w.llr >= t.whole_llr and r.llr >= t.part_llr
+        sure = (w.llr >= t.whole_llr and r.llr >= t.part_llr
                 and s.llr >= t.part_llr and w.label == r.label + s.label)
         if sure:
             part_fit = self.part_fit(maps, shift, w.label)

@@ -27,9 +27,14 @@ class Reader(Protocol):
     def read_corner(self, patch: Image) -> CornerRead: ...
 
 
-def read_corner(reader: Model, patch: Image) -> CornerRead:
+def read_corner(reader: Model, patch: Image, by_ink: bool = False) -> CornerRead:
+    """`by_ink`: the corner was placed from an index found by its ink, not
+    from the card's edges (the generic reader then reads the index only as
+    first found: see drivers.camera.shoe.read_band)."""
     if isinstance(reader, GlyphModel):
         return read_glyphs(reader, patch)
+    if isinstance(reader, GenericReader):
+        return reader.read_corner(patch, first_look=by_ink)
     return reader.read_corner(patch)
 
 

@@ -6,18 +6,35 @@ tests/data/frames); nothing here is hard-coded."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
+from drivers.camera import generic, shoe
 from drivers.camera.corner import MARGIN, CornerPose, _fit_line, corner_patch, shoe_corners
 from drivers.camera.generic import generic_model
-from drivers.camera.glyphs import Box, find_indices, percentile, to_gray
+from drivers.camera.glyphs import (
+    Box,
+    IndexPlace,
+    find_index_places,
+    find_indices,
+    percentile,
+    to_gray,
+)
 from drivers.camera.match import ink_maps
-from drivers.camera.shoe import CardRead, ShoeGeometry, band_poses, read_band, read_still
+from drivers.camera.shoe import (
+    CardRead,
+    ShoeGeometry,
+    band_poses,
+    read_band,
+    read_still,
+    suit_shaped,
+)
 from drivers.camera.source import CardSource
 from sim.camera.decks import ALL_CARDS, card_back, cut_card
 from sim.camera.optics import OpticsRange
@@ -310,9 +327,105 @@ def test_a_line_fit_is_not_tilted_by_a_third_of_its_points_off_it() -> None:
 
 def test_a_card_whose_rank_touches_its_top_edge_is_placed_from_its_edges() -> None:
     band = cv2.imread(str(FRAMES / "svg-cards-5H-band-top-bar-on-the-top-edge.png"))
+    assert band is not None
     ramp = percentile(to_gray(band)[::4, ::4], 10)
     (pose,) = shoe_corners(band, GEOMETRY.scale, ramp)
     # The card is turned by at most a few degrees, and its top edge is row 23.
     assert abs(pose.u[1] / pose.u[0]) < 0.05
     assert pose.origin[1] == pytest.approx(23.0, abs=1.0)
     assert generic_model().read_corner(corner_patch(band, pose)).card == "5H"
+
+
+def _band(name: str) -> tuple[np.ndarray, float]:
+    band = cv2.imread(str(FRAMES / name))
+    assert band is not None
+    return band, percentile(to_gray(band)[::4, ::4], 10)
+
+
+def test_a_suit_has_a_suits_proportions_and_fill() -> None:
+    """A heart 18 px tall (as wide as 0.9 of that, its ink 0.65 of its box)
+    is suit-shaped; a stroke as thin as a picture's line, a hollow outline
+    and a long bar are not."""
+    rank = Box(10, 10, 22, 34)
+
+    def place(w: int, h: int, fill: float) -> IndexPlace:
+        return IndexPlace(rank, Box(12, 48, w, h), [1], [2], round(fill * w * h))
+
+    assert suit_shaped(place(16, 18, 0.65))
+    assert suit_shaped(place(14, 18, 0.5))  # a diamond
+    assert not suit_shaped(place(3, 18, 0.9))  # a stroke
+    assert not suit_shaped(place(18, 18, 0.25))  # an outline
+    assert not suit_shaped(place(36, 14, 0.7))  # a bar
+
+
+def test_a_court_pictures_shapes_place_no_corner_by_their_ink(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The queen of clubs' band (svg-cards): under her index the band
+    search finds two more rank-over-suit pairs in the picture, in the index
+    column and outside her corner. Their "suits" are a stroke and a hollow
+    shape, and they place no corner; with the suit's shape not asked for,
+    they do, and each is read and refused by both readers (the calibrated
+    one finds no corner of the deck there and reads no region)."""
+    band, ramp = _band("svg-cards-QC-band-picture-shapes-in-the-index-column.png")
+    places = find_index_places(to_gray(band), GEOMETRY.rank_height)
+    assert len(places) == 3 and [suit_shaped(p) for p in places] == [True, False, False]
+    gen = generic_model()
+    cal = get_calibration("npm-svg-cards").model()
+    for model in (gen, cal):
+        assert [p.source for p in band_poses(band, model, GEOMETRY, ramp)] == ["edges"]
+        assert [r.card for _, r in read_band(band, model, GEOMETRY, ramp)] == ["QC"]
+    monkeypatch.setattr(shoe, "SUIT_ASPECT", (0.0, math.inf))
+    monkeypatch.setattr(shoe, "SUIT_FILL_MIN", 0.0)
+    for model in (gen, cal):
+        reads = read_band(band, model, GEOMETRY, ramp)
+        assert [p.source for p, _ in reads][:1] == ["edges"] and len(reads) >= 2
+        assert [r.card for _, r in reads] == ["QC"] + [None] * (len(reads) - 1)
+    unread = [r for _, r in read_band(band, cal, GEOMETRY, ramp)[1:]]
+    assert all(r.fit < cal.thresholds.min_fit and r.best == "??" for r in unread)
+
+
+def _looks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Looks taken at each corner the generic reader reads (a count per
+    index_candidates call)."""
+    counts: list[int] = []
+    real = generic.index_candidates
+
+    def counted(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        counts.append(0)
+        for parts in real(*args, **kwargs):
+            counts[-1] += 1
+            yield parts
+
+    monkeypatch.setattr(generic, "index_candidates", counted)
+    return counts
+
+
+def test_an_index_found_by_its_ink_on_a_cards_face_is_read_at_its_first_look(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The jack of clubs' band (svg-cards): his corner is found by its
+    edges, and a pair of his picture's shapes, suit-shaped, places a second
+    corner by its ink. That corner is read at its first look only (refused:
+    its "rank" alone refuses it, and its suit is not read); every look
+    refuses it too, at more cost."""
+    band, ramp = _band("svg-cards-JC-band-picture-shapes-read-as-an-index.png")
+    model = generic_model()
+    counts = _looks_counted(monkeypatch)
+    reads = read_band(band, model, GEOMETRY, ramp)
+    assert [(p.source, r.card) for p, r in reads] == [("edges", "JC"), ("ink", None)]
+    assert counts[1] == 1
+    assert reads[1][1].best.endswith("?")  # the rank's say alone
+    counts.clear()
+    assert model.read_corner(corner_patch(band, reads[1][0])).card is None
+    assert counts[0] > 1
+
+
+def test_a_card_whose_edges_place_no_corner_is_read_with_every_look() -> None:
+    """The king of spades' band (svg-cards): his edges place no corner;
+    his index, found by its ink, places the only one. It is read with
+    every look: the king is read once the finial's gold over his small
+    spade is cut away, and the first look alone would refuse him."""
+    band, ramp = _band("svg-cards-KS-band-found-by-its-ink-alone.png")
+    model = generic_model()
+    reads = read_band(band, model, GEOMETRY, ramp)
+    assert [(p.source, r.card) for p, r in reads] == [("ink", "KS")]
+    assert model.read_corner(corner_patch(band, reads[0][0]), first_look=True).card is None
