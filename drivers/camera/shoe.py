@@ -357,7 +357,7 @@ def band_poses(band: Image, model: Model, geometry: ShoeGeometry,
 # shape about as wide as tall. The band search finds a rank over a "suit" in
 # every pair of shapes of a court picture, and on blots of the ramp beside a
 # card; a corner placed there is read in full (a generic read tries every
-# look: 1.3 ms on average, 3 to 5 ms at worst) and refused, and those reads
+# look: 1.25 ms on average, 3 to 6 ms at worst) and refused, and those reads
 # were the slowest frames. Measured on the indices found by their ink and
 # read right (545: 6,000 still frames of the three decks and 120 stuck
 # pairs), the suit's width over its height is 0.61 to 1.29 and its ink
