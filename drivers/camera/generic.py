@@ -1070,6 +1070,11 @@ class Verdict:
                 and self.rank_d <= t.rank_distance and self.suit_d <= t.suit_distance)
 
 
+def _label(rank: str) -> str:
+    """A rank as a read's card gives it (? for no rank)."""
+    return rank if rank != NOT_A_RANK else "?"
+
+
 def shape_vetoed(parts: IndexParts, rank: str) -> bool:
     """The checks of the glyph's shape after the discriminants (read as
     `rank`): a 5 without the stroke at its upper left (FIVE_STEM_MIN), a
@@ -1203,7 +1208,7 @@ class GenericReader:
         for verdict()."""
         t = self.thresholds
         v = self.verdict(parts, rank, suit)
-        raw = (v.rank if v.rank != NOT_A_RANK else "?") + v.suit
+        raw = _label(v.rank) + v.suit
         rank_llr = min(v.rank_llr, v.rank_x_llr)
         llr = (min(rank_llr, v.suit_llr), rank_llr, v.suit_llr)
         margin = v.margin(t)
@@ -1216,7 +1221,7 @@ class GenericReader:
     def read_corner(self, patch: Image, first_look: bool = False) -> CornerRead:
         """The first of the index's candidates (index_candidates) read sure;
         when none is, the first refusal. `first_look`: read the index as
-        first found only (a corner placed from an index found by its ink:
+        first found only (a corner placed from index ink on a card's face:
         see drivers.camera.shoe.read_band)."""
         refused: CornerRead | None = None
         ranks: list[tuple[Box, FloatMap, RankVerdict]] = []  # rank glyphs read so far
@@ -1246,9 +1251,10 @@ class GenericReader:
                 continue  # (a look may cut the glyphs as one before did)
             rank = rank_of(parts)
             if self.rank_refused(rank):
-                if refused is None:
-                    refused = CornerRead(None, 0.0, (rank.rank if rank.rank != NOT_A_RANK else "?")
-                                         + "?", (rank.llr, rank.llr, 0.0), 1.0)
+                if refused is None:  # (its ratio as read_parts gives it; no suit read)
+                    rank_llr = min(rank.llr, rank.over_x)
+                    refused = CornerRead(None, 0.0, _label(rank.rank) + "?",
+                                         (rank_llr, rank_llr, 0.0), 1.0)
                     refused_parts.append(parts)
                 continue
             read = self.read_parts(parts, rank, 1.0 if look == 0 else LATER_MARGIN,

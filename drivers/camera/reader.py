@@ -27,14 +27,14 @@ class Reader(Protocol):
     def read_corner(self, patch: Image) -> CornerRead: ...
 
 
-def read_corner(reader: Model, patch: Image, by_ink: bool = False) -> CornerRead:
-    """`by_ink`: the corner was placed from an index found by its ink, not
-    from the card's edges (the generic reader then reads the index only as
-    first found: see drivers.camera.shoe.read_band)."""
+def read_corner(reader: Model, patch: Image, first_look: bool = False) -> CornerRead:
+    """`first_look`: read the index only as first found (a corner placed
+    from index ink on a card's face: see drivers.camera.shoe.read_band).
+    Only the generic reader has later looks to leave out."""
     if isinstance(reader, GlyphModel):
         return read_glyphs(reader, patch)
     if isinstance(reader, GenericReader):
-        return reader.read_corner(patch, first_look=by_ink)
+        return reader.read_corner(patch, first_look)
     return reader.read_corner(patch)
 
 

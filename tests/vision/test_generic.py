@@ -872,7 +872,8 @@ def test_a_corner_refused_by_its_rank_alone_is_reported_without_its_suit(
     monkeypatch.setattr(model, "suit_vector", lambda parts: suits.append(1) or real(parts))
     read = model.read_corner(patch)
     assert read.card is None and read.best == "5?" and suits == []
-    assert read.llr[1] == model.rank_of(first).llr
+    rank = model.rank_of(first)
+    assert read.llr[1] == min(rank.llr, rank.over_x) == model.read_parts(first).llr[1]
     assert model.read_parts(first).best == "5H"  # read whole, its suit is the heart
 
 
