@@ -878,9 +878,15 @@ def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box
 
 
 def _cut(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box) -> FloatMap:
-    inside = member(labels[box.y : box.y2, box.x : box.x2], ids).astype(np.uint8)
-    keep = cv2.dilate(inside, np.ones((3, 3), np.uint8))
-    return np.where(keep > 0, ink[box.y : box.y2, box.x : box.x2], 0.0).astype(np.float32)
+    """The ink in the box of the glyphs `ids` and the pixel around them."""
+    keep = cv2.dilate(member(labels[box.y : box.y2, box.x : box.x2], ids).view(np.uint8),
+                      _RING)
+    out: FloatMap = ink[box.y : box.y2, box.x : box.x2].astype(np.float32)  # (a copy)
+    out[keep == 0] = 0.0
+    return out
+
+
+_RING = np.ones((3, 3), np.uint8)
 
 
 def _redness(patch: Image, labels: npt.NDArray[Any], ids: list[int], box: Box) -> float:

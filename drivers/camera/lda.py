@@ -44,6 +44,7 @@ class Discriminant:
         # W with W.T @ W the inverse covariance: for distances to a class
         # (how unlike anything trained a sample is); optional.
         self.whitener = None if whitener is None else whitener.astype(np.float32)
+        self._masks: dict[str, npt.NDArray[np.bool_]] = {}
 
     @classmethod
     def train(cls, x: F32, labels: list[str], shrink: float = 0.2,
@@ -83,13 +84,23 @@ class Discriminant:
         k = self.labels.index(label)
         return float(z @ z - 2.0 * (xc @ self.weights[:, k] + self.bias[k]))
 
+    def _competing(self, allowed: str) -> npt.NDArray[np.bool_]:
+        """The classes whose labels are in `allowed` (made once for each: a
+        read decides twice)."""
+        mask = self._masks.get(allowed)
+        if mask is None:
+            mask = np.array([lab in allowed for lab in self.labels])
+            mask.flags.writeable = False
+            self._masks[allowed] = mask
+        return mask
+
     def decide(self, x: F32, allowed: str | None = None, scores: F32 | None = None) -> Decision:
         """The best class and its log-likelihood ratio over the runner-up;
         `allowed`: only the classes whose labels are in it compete; `scores`:
         `self.scores(x)` when the caller has them already."""
         g = self.scores(x) if scores is None else scores
         if allowed is not None:
-            g = np.where([lab in allowed for lab in self.labels], g, -np.inf).astype(np.float32)
+            g = np.where(self._competing(allowed), g, -np.inf).astype(np.float32)
         order = np.argsort(g)[::-1]
         best, second = int(order[0]), int(order[1])
         return Decision(self.labels[best], float(g[best] - g[second]), self.labels[second])

@@ -63,9 +63,14 @@ def ink_maps(patch: Image) -> Maps:
 
 
 def unit_rows(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    rows = rows - rows.mean(axis=1, keepdims=True)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    out: npt.NDArray[np.float32] = (rows / np.maximum(norms, 1e-6)).astype(np.float32)
+    """Rows less their mean, scaled to unit length (float32)."""
+    out: npt.NDArray[np.float32] = (rows - rows.mean(axis=1, keepdims=True)).astype(
+        np.float32, copy=False)
+    # (np.linalg.norm's own sum of squares, and the quotient in place: align
+    # takes 49 rows of 2,400 values at each corner, and each copy of them
+    # cost 0.01 ms)
+    norms = np.sqrt(np.add.reduce(out * out, axis=1, keepdims=True))
+    out /= np.maximum(norms, 1e-6)
     return out
 
 

@@ -138,10 +138,8 @@ class ShoeReader:
         self._pending: list[tuple[Image, int]] = []
 
     def band_of(self, frame: Image) -> Image:
-        """The band of the frame, a view: nothing writes to it, and its copy
-        cost 0.05 ms a frame."""
-        left, right = self.geometry.band
-        return frame[:, left:right]
+        """The band of the frame, a copy of its own (band_copy)."""
+        return band_copy(frame, self.geometry)
 
     def presence(self, band_gray: Image) -> float:
         median = float(np.median(band_gray[::4, ::4]))
@@ -166,8 +164,8 @@ class ShoeReader:
                 self._pending = []
                 return out
             self._rising += 1
-            # (held past this frame: a copy, whatever the camera does with its buffer)
-            self._pending.append((band.copy(), frame_index))
+            # (held past this frame: band_of copied it out of the camera's buffer)
+            self._pending.append((band, frame_index))
             if self._rising < START_FRAMES:
                 return out
             self._in_pass, self._quiet, self._tracks = True, 0, []
@@ -423,13 +421,22 @@ def read_band(band: Image, model: Model, geometry: ShoeGeometry, ramp: float,
             for p in poses]
 
 
+def band_copy(frame: Image, geometry: ShoeGeometry) -> Image:
+    """The band of the frame, copied out of it whole. A frame fresh from the
+    camera is in no cache: its ink channel taken straight from the frame
+    (one byte in three, row after row) cost 0.1 ms, the band's rows copied
+    whole and the channel taken from the copy 0.045 ms (measured on 2,000
+    frames of the bench, each read once)."""
+    left, right = geometry.band
+    return np.ascontiguousarray(frame[:, left:right])
+
+
 def read_still(frame: Image, model: Model, geometry: ShoeGeometry,
                ramp: float | None = None) -> tuple[str | None, float]:
     """Read one shoe frame on its own (no tracking): the card when every
     index seen in the band agrees on one accepted card, else None. `ramp`:
     grey level of the empty ramp (measured from the frame when None)."""
-    left, right = geometry.band
-    band = frame[:, left:right]  # a view, as ShoeReader.band_of
+    band = band_copy(frame, geometry)
     gray = to_gray(band)
     if ramp is None:
         ramp = percentile(gray[::4, ::4], 10)

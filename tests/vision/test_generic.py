@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from drivers.camera import generic
+from drivers.camera import generic, glyphs
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN, corner_patch
 from drivers.camera.generic import MODEL_PATH, GenericThresholds, generic_model, load_model
 from drivers.camera.glyphs import member, percentile
@@ -816,6 +816,40 @@ def test_the_percentile_is_numpys(values: npt.NDArray[Any], q: float) -> None:
     in float32, grey images in uint8) is exactly np.percentile's, bit for
     bit, so no feature, level or read changes with it."""
     assert percentile(values, q) == float(np.percentile(values, q))
+
+
+@given(values=st.one_of(
+           hnp.arrays(np.float32, st.tuples(st.integers(32, 130), st.integers(32, 110)),
+                      elements=st.one_of(st.sampled_from([0.0, 0.5, 0.75, 1.0]),
+                                         st.floats(0.0, 1.0, width=32))),
+           hnp.arrays(np.uint8, st.tuples(st.integers(32, 130), st.integers(32, 110)),
+                      elements=st.integers(250, 255)),
+           hnp.arrays(np.float32, st.integers(1024, 6000), elements=st.floats(0.0, 1.0, width=32))),
+       q=st.one_of(st.sampled_from([0.0, 1.0, 3.0, 10.0, 14.9, 85.1, 90.0, 97.0, 99.5, 100.0]),
+                   st.floats(0.0, 100.0)),
+       strided=st.booleans())
+def test_the_percentile_of_a_tail_is_numpys(values: npt.NDArray[Any], q: float,
+                                            strided: bool) -> None:
+    """A percentile in the tail of many values is taken among those beyond a
+    threshold read off a sample (glyphs._tail_order_stats): still exactly
+    np.percentile's, on images of few distinct levels and on strided views
+    (the band's paper level is taken on every other row and column)."""
+    if strided and values.ndim == 2:
+        values = values[::2, 1::2]
+    assert percentile(values, q) == float(np.percentile(values, q))
+
+
+def test_a_tail_the_sample_misjudges_is_sorted_whole() -> None:
+    """Where the sample's threshold leaves too few values beyond it (the
+    tail lies wholly off the sampled rows and columns), the percentile is
+    taken by sorting every value, and is still np.percentile's."""
+    values = np.zeros((100, 100), np.float32)
+    values[::4, ::4] = np.linspace(0.0, 0.9, 625, dtype=np.float32).reshape(25, 25)
+    values[1::4, 1::4] = 0.8  # off the sample, under its threshold, in the top 1 %
+    assert glyphs._tail_order_stats(values, 9899, 9900) is None
+    assert percentile(values, 99.0) == float(np.percentile(values, 99.0)) == np.float32(0.8)
+    even = np.random.default_rng(0).random((100, 100)).astype(np.float32)
+    assert glyphs._tail_order_stats(even, 9899, 9900) is not None  # a fair sample: in reach
 
 
 def _every_look_read_whole(model: generic.GenericReader, patch: npt.NDArray[np.uint8]
