@@ -54,6 +54,8 @@ def art_mask(patch: Image, red_ink: bool) -> npt.NDArray[np.bool_]:
     return np.asarray(art, np.bool_)
 
 
+_RING = np.ones((3, 3), np.uint8)
+
 # The suit's apex: the ink-weighted column of its top APEX_ROWS rows.
 APEX_ROWS = 2
 # The side the art covers: of the glyph's pixels that touch the art, more
@@ -78,12 +80,12 @@ def mirrored(suit: FloatMap, art: npt.NDArray[np.bool_]) -> FloatMap | None:
         return None
     cols = np.arange(suit.shape[1], dtype=np.float32)
     double = round(2.0 * float((weight * cols).sum() / weight.sum()))  # 2 x the axis
-    grown = cv2.dilate(glyph.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    side = 2 * np.argwhere(grown & art[1:-1, 1:-1])[:, 1] - double
+    grown = cv2.dilate(glyph.view(np.uint8), _RING) > 0
+    side = 2 * np.nonzero(grown & art[1:-1, 1:-1])[1] - double
     side = side[np.abs(side) > 2]  # (a column from the axis: on neither side)
     if side.size == 0:
         return None
-    right = float(np.mean(side > 0))
+    right = np.count_nonzero(side > 0) / side.size
     if max(right, 1.0 - right) < COVERED_SHARE:
         return None  # the art on both sides, or on the axis: no side is whole
     x = np.arange(suit.shape[1])

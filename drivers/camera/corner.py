@@ -283,9 +283,10 @@ def _segment_starts(rows: npt.NDArray[np.intp], min_len: int) -> list[int]:
     min_len long, top first: the top edge of each card in view."""
     if len(rows) == 0:
         return []
-    breaks = np.nonzero(np.diff(rows) > 3)[0]
-    firsts = [0, *(int(i) + 1 for i in breaks)]
-    lasts = [*(int(i) for i in breaks), len(rows) - 1]
-    return [int(rows[a]) for a, b in zip(firsts, lasts, strict=True)
-            if rows[b] - rows[a] >= min_len]
+    # (in numpy: a noisy band breaks its rows into hundreds of runs)
+    breaks = np.flatnonzero(np.diff(rows) > 3)
+    firsts = np.concatenate(([0], breaks + 1))
+    lasts = np.concatenate((breaks, [len(rows) - 1]))
+    starts: list[int] = rows[firsts[rows[lasts] - rows[firsts] >= min_len]].tolist()
+    return starts
 

@@ -545,7 +545,12 @@ def _mirrored(parts: IndexParts, cut: npt.NDArray[np.bool_]) -> IndexParts | Non
     if not parts.suit_red <= RED_RANK:
         return None  # (a heart's top is two lobes, not an apex on its axis; NaN: grey)
     sb = parts.suit_box
-    art = np.pad(cut, 1)[sb.y : sb.y2 + 2, sb.x : sb.x2 + 2]
+    # (the suit's box grown by a pixel, off the patch taken as no art)
+    art = np.zeros((sb.h + 2, sb.w + 2), bool)
+    y0, x0 = max(sb.y - 1, 0), max(sb.x - 1, 0)
+    inside = cut[y0 : sb.y2 + 1, x0 : sb.x2 + 1]
+    art[y0 - sb.y + 1 : y0 - sb.y + 1 + inside.shape[0],
+        x0 - sb.x + 1 : x0 - sb.x + 1 + inside.shape[1]] = inside
     whole = mirrored(parts.suit_ink, art)
     if whole is None:
         return None
@@ -868,9 +873,11 @@ def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box
         near = cv2.dilate(member(labels[y0:y1], glyphs).astype(np.uint8),
                           np.ones((2 * RANK_SPILL_GAP + 1, 2 * RANK_SPILL_GAP + 1), np.uint8))
         low[near > 0] = 0
-    _, low_labels = cv2.connectedComponentsWithAlgorithm(low, 8, cv2.CV_32S, CCL)
-    touched = np.unique(low_labels[member(labels[y0:y1], ids)])
-    cols = np.flatnonzero(member(low_labels, touched[touched > 0]).any(axis=0))
+    n, low_labels = cv2.connectedComponentsWithAlgorithm(low, 8, cv2.CV_32S, CCL)
+    # (the parts the rank touches, as a table over the labels)
+    touched = np.bincount(low_labels[member(labels[y0:y1], ids)], minlength=n) > 0
+    touched[0] = False
+    cols = np.flatnonzero(touched[low_labels].any(axis=0))
     if cols.size == 0:
         return 0.0
     spill = max(box.x - int(cols[0]), int(cols[-1]) + 1 - box.x2, 0)
