@@ -80,8 +80,11 @@ class PitDesk:
         self.replay_end = 0  # the journal's last seq when the replay began
 
     # ------------------------------------------------------- from the broker
-    def receive(self, name: str, payload: bytes, at: str) -> PitCommand | None:
-        """A request in the loop: a record to journal, or None when it is answered now."""
+    def receive(self, name: str, payload: bytes, at: str, stopping: bool = False
+                ) -> PitCommand | None:
+        """A request in the loop: a record to journal, or None when it is answered now.
+        `stopping`: the table is going offline (its last input is journaled): a request is
+        refused, changing nothing, not left unanswered."""
         parsed = commands.parse(name, payload)
         if isinstance(parsed, Refusal):
             log.warning("pit command refused", extra={"command": name, "why": parsed.error})
@@ -90,6 +93,16 @@ class PitDesk:
         again = self._again(name, parsed)
         if again is not None:
             self._now(again)
+            return None
+        if stopping:
+            self._now(
+                self._response(
+                    name,
+                    parsed.transaction,
+                    False,
+                    error="the table is stopping: send it again once it is online",
+                )
+            )
             return None
         if self.s.halted is not None:
             # Held input is applied once the journal works again; a command held that long

@@ -773,22 +773,35 @@ class Service:
         self.store.close()
 
     def _say_offline(self) -> None:
-        """Publish the retained `offline` status and wait (briefly) for its ack."""
+        """Publish the retained `offline` status and wait (briefly) for its ack. A request
+        from the pit that came after the last drain is refused, not dropped: its sender
+        is waiting for an answer."""
         assert self.link is not None
         if self.pump.connected:
+            while not self.queue.empty():
+                self._late(self.queue.get_nowait())
             self.pump.set_slot(wire.STATUS, self._status("offline"))
             self.pump.pump()
             deadline = time.monotonic() + 3
             while self.pump.slot_inflight and time.monotonic() < deadline:
                 try:
-                    item = self.queue.get(timeout=0.1)
+                    self._late(self.queue.get(timeout=0.1))
                 except queue.Empty:
                     continue
-                if isinstance(item, Acked):
-                    self.pump.on_ack(item.mid)
         with contextlib.suppress(sqlite3.Error):
             self.pump.flush_acks()
         self.link.disconnect()
+
+
+    def _late(self, item: Item) -> None:
+        """What reaches the loop while it says `offline`: acks are taken, requests refused
+        (answered before the status, on the same connection); the rest came after the
+        drivers stopped, and is no input."""
+        if isinstance(item, Acked):
+            self.pump.on_ack(item.mid)
+        elif isinstance(item, Command) and "/" not in item.name:
+            self.desk.receive(item.name, item.payload, utc(self.clock()), stopping=True)
+            self._flush()
 
 
 def utc(when: float) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from controller.cli import main
+from controller.mqtt_link import Command
 from tests.pit.harness import PitTable, answer, events
 from tests.service.conftest import BrokerProcess, Subscriber
 
@@ -384,3 +385,37 @@ def test_the_simulator_plays_on_when_the_pit_changes_limits_and_shoe(tmp_path: P
     assert [r["ok"] for r in rows if r["type"] == "audit"] == [True, True]
     assert sim.service.table.rounds == 30
     assert min(Decimal(r["amount"]) for r in rows if r["type"] == "bet_placed") >= 20
+
+
+def test_a_request_that_reaches_a_stopping_table_is_refused_not_dropped(
+    live: Console, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request the broker delivers after the table's last drain, while it says
+    `offline`, is answered: refused, changing nothing (a repeat is answered again as
+    before), and answered before the `offline` status."""
+    table, console = live
+    first = ask(console, "set_limits", {"transaction": "S1", **LIMITS})
+    service = table.service
+    say_offline = service._say_offline
+
+    def late_requests_then_offline() -> None:  # (as if they reached the broker just now)
+        for request in ({"transaction": "S2", **LIMITS, "max": "400"},
+                        {"transaction": "S1", **LIMITS}):
+            service.put(Command("set_limits", json.dumps(request).encode()))
+        say_offline()
+
+    monkeypatch.setattr(service, "_say_offline", late_requests_then_offline)
+    table.stop()
+    console.wait_for(lambda: len(console.on("cmd/set_limits/response")) == 3, 10, "3 answers")
+    refused, again = (m.payload for m in console.on("cmd/set_limits/response")[1:])
+    assert refused["transaction"] == "S2" and not refused["ok"]
+    assert refused["error"] == "the table is stopping: send it again once it is online"
+    assert again == first
+    assert service.table.table_max == 300 and len(events(console, "limits_set")) == 1
+    console.wait_for(
+        lambda: any(m.payload["state"] == "offline" for m in console.on("status")), 10, "offline"
+    )
+    topics = [m.topic for m in console.messages]
+    offline = next(i for i, m in enumerate(console.messages)
+                   if m.topic == "status" and m.payload["state"] == "offline")
+    assert max(i for i, t in enumerate(topics) if t == "cmd/set_limits/response") < offline
