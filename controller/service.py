@@ -792,7 +792,6 @@ class Service:
             self.pump.flush_acks()
         self.link.disconnect()
 
-
     def _late(self, item: Item) -> None:
         """What reaches the loop while it says `offline`: acks are taken, requests refused
         (answered before the status, on the same connection); the rest came after the

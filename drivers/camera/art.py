@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.glyphs import FloatMap, Image
+from drivers.camera.glyphs import RING, FloatMap, Image
 
 # A pixel is art where its colour spread (the greatest of B, G, R less the
 # least, over a 3x3 mean: sensor noise in a dark frame spreads single
@@ -54,8 +54,6 @@ def art_mask(patch: Image, red_ink: bool) -> npt.NDArray[np.bool_]:
     return np.asarray(art, np.bool_)
 
 
-_RING = np.ones((3, 3), np.uint8)
-
 # The suit's apex: the ink-weighted column of its top APEX_ROWS rows.
 APEX_ROWS = 2
 # The side the art covers: of the glyph's pixels that touch the art, more
@@ -80,7 +78,7 @@ def mirrored(suit: FloatMap, art: npt.NDArray[np.bool_]) -> FloatMap | None:
         return None
     cols = np.arange(suit.shape[1], dtype=np.float32)
     double = round(2.0 * float((weight * cols).sum() / weight.sum()))  # 2 x the axis
-    grown = cv2.dilate(glyph.view(np.uint8), _RING) > 0
+    grown = cv2.dilate(glyph.view(np.uint8), RING) > 0
     side = 2 * np.nonzero(grown & art[1:-1, 1:-1])[1] - double
     side = side[np.abs(side) > 2]  # (a column from the axis: on neither side)
     if side.size == 0:

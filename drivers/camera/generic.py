@@ -47,7 +47,7 @@ import numpy.typing as npt
 from drivers.camera.art import ART_RING, art_mask, mirrored
 from drivers.camera.convnet import ConvNet, fused
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
-from drivers.camera.glyphs import CCL, Box, FloatMap, Image, member, percentile, redness
+from drivers.camera.glyphs import CCL, RING, Box, FloatMap, Image, member, percentile, redness
 from drivers.camera.lda import Discriminant
 from drivers.camera.match import CornerRead
 from drivers.camera.shapes import INK, left_gap, right_reach
@@ -887,13 +887,11 @@ def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box
 def _cut(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box) -> FloatMap:
     """The ink in the box of the glyphs `ids` and the pixel around them."""
     keep = cv2.dilate(member(labels[box.y : box.y2, box.x : box.x2], ids).view(np.uint8),
-                      _RING)
+                      RING)
     out: FloatMap = ink[box.y : box.y2, box.x : box.x2].astype(np.float32)  # (a copy)
     out[keep == 0] = 0.0
     return out
 
-
-_RING = np.ones((3, 3), np.uint8)
 
 
 def _redness(patch: Image, labels: npt.NDArray[Any], ids: list[int], box: Box) -> float:

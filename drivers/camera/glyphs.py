@@ -102,6 +102,8 @@ class InkLayer:
         return out
 
 
+RING = np.ones((3, 3), np.uint8)  # a glyph grown by this dilation: the pixel around it
+
 MEMBER_COMPARED = 3  # member() compares labels with this many ids at most
 
 
@@ -168,7 +170,8 @@ def _tail_order_stats(arr: npt.NDArray[Any], lo: int, hi: int) -> tuple[Any, Any
 
 def percentile(values: npt.NDArray[Any], q: float) -> float:
     """`np.percentile(values, q)` (linear interpolation, its default), the
-    same value by a partial sort of the two neighbours: np.percentile's
+    same value by a partial sort of the two neighbours (in a tail, of the
+    values past a sampled threshold: _tail_order_stats): np.percentile's
     generality costs about 40 microseconds a call, and a corner read takes
     half a dozen (a tenth of a millisecond on every frame)."""
     arr = np.asarray(values)
