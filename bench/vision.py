@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ class Tally:
     times: list[float] = field(default_factory=list)
     least: list[float] = field(default_factory=list)  # each frame's least of its passes
     wrong_examples: list[str] = field(default_factory=list)
+    stolen: float | None = 0.0  # CPU seconds the host took from this reader's reads
 
     def add(self, truth: str, got: str | None, seconds: float, least: float | None = None
             ) -> None:
@@ -70,6 +72,30 @@ class Tally:
             + (f" {np.percentile(np.array(self.least) * 1000.0, 50):.2f} | "
                f"{np.percentile(np.array(self.least) * 1000.0, 99):.2f} |" if self.least else "")
         )
+
+
+def steal_ticks(stat: str, cpus: set[int]) -> int:
+    """The steal time in /proc/stat's text (clock ticks) of the listed CPUs:
+    the time a virtual machine's CPU was ready to run but its host ran
+    something else. On a shared machine that is what makes some reads of
+    one frame slow and others not (see run_deck)."""
+    ticks = 0
+    for line in stat.splitlines():
+        fields = line.split()
+        name = fields[0] if fields else ""
+        if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in cpus:
+            ticks += int(fields[8]) if len(fields) > 8 else 0
+    return ticks
+
+
+def stolen_seconds() -> float | None:
+    """Steal time so far of the CPUs this process may run on (seconds), or
+    None where the system does not say (no /proc/stat)."""
+    try:
+        stat = Path("/proc/stat").read_text()
+    except OSError:
+        return None
+    return steal_ticks(stat, set(os.sched_getaffinity(0))) / os.sysconf("SC_CLK_TCK")
 
 
 def canonical(deck: Deck) -> dict[str, Any]:
@@ -148,6 +174,7 @@ def run_deck(
         for reader, read in readers.items():
             cards: list[str | None] = []
             times = np.full((passes, size), np.inf)
+            stolen = stolen_seconds()
             for k in range(passes):
                 for i, frame in enumerate(chunk):
                     t0 = time.perf_counter()
@@ -157,6 +184,9 @@ def run_deck(
                         cards.append(card)
                     elif card != cards[i]:
                         raise RuntimeError(f"{reader} read {cards[i]} then {card} in one frame")
+            after, tally = stolen_seconds(), tallies[reader]
+            tally.stolen = (None if stolen is None or after is None or tally.stolen is None
+                            else tally.stolen + after - stolen)
             for i, truth in enumerate(truths):
                 tallies[reader].add(truth, cards[i], float(times[0, i]),
                                     float(times[:, i].min()) if passes > 1 else None)
@@ -270,6 +300,11 @@ def main(argv: list[str] | None = None) -> int:
         for reader, tally in tallies.items():
             if tally.wrong_examples:
                 print(f"<!-- {name} / {reader} misreads: {' '.join(tally.wrong_examples)} -->")
+        stolen = [f"{reader} {t.stolen:.2f} s" for reader, t in tallies.items()
+                  if t.stolen is not None]
+        if stolen:
+            print(f"<!-- {name}: CPU time the host stole during the reads: "
+                  f"{', '.join(stolen)} -->", flush=True)
     return 0
 
 
