@@ -16,7 +16,7 @@ dealer is asked to key the card in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -24,11 +24,13 @@ import numpy as np
 from drivers.camera.corner import (
     CARD_W,
     MARGIN,
+    RANK_HEIGHT,
     CornerPose,
     corner_patch,
     patch_inside,
     shoe_corners,
 )
+from drivers.camera.generic import RANK_CAP_REACH, GenericReader
 from drivers.camera.glyphs import Image, IndexPlace, find_index_places, percentile, to_gray
 from drivers.camera.match import CornerRead
 from drivers.camera.reader import Model, rank_anchor, read_corner
@@ -417,8 +419,29 @@ def read_band(band: Image, model: Model, geometry: ShoeGeometry, ramp: float,
     spade is read once the finial drawn over it is cut away)."""
     poses = [p for p in band_poses(band, model, geometry, ramp, gray) if in_view(band.shape, p)]
     on_face = any(p.source == "edges" for p in poses)
-    return [(p, read_corner(model, corner_patch(band, p), on_face and p.source == "ink"))
-            for p in poses]
+    reads = [(p, read_corner(model, corner_patch(band, p), on_face and p.source == "ink"))
+             for p in poses]
+    # (a refusal keeps its labels and has no confidence, as any other)
+    return [(p, replace(r, card=None, confidence=0.0) if _cap_unseen(model, p, r) else r)
+            for p, r in reads]
+
+
+def _cap_unseen(model: Model, pose: CornerPose, read: CornerRead) -> bool:
+    """The generic reader read a J in a corner placed from index ink whose
+    rows above the rank lie above the frame. The J check looks there for
+    the top bar and stem of a 5 too thin for the ink level (its bowl alone
+    reads as a J: drivers.camera.generic.RANK_CAP_REACH); out of the frame
+    they are black, no ink, and the check passes unseen. So a card entering
+    the view at the top, its index found by its ink before its top edge
+    shows, read its 5 as a J in its first frame (svg-cards, 0.59 and 0.79,
+    two cards in three 6-deck shoes: each then refused as a conflict). A
+    corner placed from the card's edges has its top edge in view, and the
+    rows above its rank are the card's own."""
+    if not (isinstance(model, GenericReader) and pose.source == "ink"
+            and read.card is not None and read.card[0] == "J"):
+        return False
+    ax, ay = rank_anchor(model)
+    return pose.to_image(ax, ay - RANK_CAP_REACH * RANK_HEIGHT)[1] < 0.0
 
 
 def band_copy(frame: Image, geometry: ShoeGeometry) -> Image:

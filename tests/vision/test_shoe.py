@@ -26,7 +26,7 @@ from drivers.camera.glyphs import (
     percentile,
     to_gray,
 )
-from drivers.camera.match import ink_maps
+from drivers.camera.match import CornerRead, ink_maps
 from drivers.camera.shoe import (
     CardRead,
     ShoeGeometry,
@@ -429,3 +429,41 @@ def test_a_card_whose_edges_place_no_corner_is_read_with_every_look() -> None:
     reads = read_band(band, model, GEOMETRY, ramp)
     assert [(p.source, r.card) for p, r in reads] == [("ink", "KS")]
     assert model.read_corner(corner_patch(band, reads[0][0]), first_look=True).card is None
+
+
+def test_a_j_whose_rows_above_lie_out_of_the_frame_is_not_read() -> None:
+    """The 5 of hearts' band (svg-cards) as the card enters the view: the
+    5's thin top bar and stem, at the frame's edge, are too faint for the
+    band's ink layer, and its index is found by its bowl, which places a
+    corner by its ink. The bowl reads as a J, and the J check (ink above
+    the rank in its own columns) passes: those rows lie above the frame,
+    black in the patch. Such a J is refused; the generic reader alone,
+    on the same patch, says J."""
+    band, ramp = _band("svg-cards-5H-band-cut-by-the-top-read-as-a-J.png")
+    model = generic_model()
+    reads = read_band(band, model, GEOMETRY, ramp)
+    assert [(p.source, r.card, r.confidence, r.best) for p, r in reads] == [
+        ("ink", None, 0.0, "JH")]
+    pose = reads[0][0]
+    assert model.read_corner(corner_patch(band, pose)).card == "JH"
+
+
+def test_a_j_is_refused_only_where_its_rows_above_are_out_of_the_frame() -> None:
+    """The rows the J check reads reach half a nominal rank's height over
+    the rank: a corner placed from ink at 11.6 px has them in the frame
+    (its rank's top at 17.9 px), at 11.5 px not. Other ranks, corners
+    placed from the card's edges and the calibrated reader are not
+    touched."""
+    model = generic_model()
+    s = GEOMETRY.scale
+
+    def pose(y: float, source: str = "ink") -> CornerPose:
+        return CornerPose((30.0, y), (s, 0.0), (0.0, s), source)
+
+    j = CornerRead("JH", 0.8, "JH", (30.0, 30.0, 30.0), 1.0)
+    five = CornerRead("5H", 0.8, "5H", (30.0, 30.0, 30.0), 1.0)
+    assert not shoe._cap_unseen(model, pose(11.6), j)
+    assert shoe._cap_unseen(model, pose(11.5), j)
+    assert not shoe._cap_unseen(model, pose(11.5), five)
+    assert not shoe._cap_unseen(model, pose(11.5, "edges"), j)
+    assert not shoe._cap_unseen(get_calibration("npm-svg-cards").model(), pose(-20.0), j)
