@@ -53,10 +53,18 @@ class PitTable:
             self.service.start()
 
     # ------------------------------------------------------------ the loop
-    def run(self) -> PitTable:
-        """Run the service's loop on a thread (connects to the broker)."""
+    def run(self, timeout: float = 10.0) -> PitTable:
+        """Run the service's loop on a thread (connects to the broker); returns once
+        the loop has started the drivers, so the test can act as the dealer at once.
+        (A card source of the test's own, a serial shoe, may connect before the
+        bet sensor is started: a bet placed then was refused by the fake.)"""
         self.thread = threading.Thread(target=self.service.run, name="table", daemon=True)
         self.thread.start()
+        deadline = time.monotonic() + timeout
+        while self.bets.sink is None or self.panel.sink is None:
+            assert self.thread.is_alive(), "the table's loop stopped while starting"
+            assert time.monotonic() < deadline, "the table did not start its drivers"
+            time.sleep(0.005)
         return self
 
     def stop(self) -> None:
