@@ -18,16 +18,33 @@ def test_each_frame_is_read_in_every_pass_and_keeps_its_least_time() -> None:
         assert tally.correct + tally.wrong + tally.rejected == 3
         assert len(tally.times) == len(tally.least) == 3
         assert all(0.0 < low <= first for low, first in zip(tally.least, tally.times, strict=True))
+        # The thread's CPU time of a read is within its wall time (the
+        # clocks' reads differ by a few microseconds at most).
+        assert len(tally.cpu) == 3
+        assert all(0.0 < c <= t + 1e-4 for c, t in zip(tally.cpu, tally.times, strict=True))
         assert tally.stolen is not None and tally.stolen >= 0.0  # Linux: /proc/stat says
     line = tallies["calibrated"].line("house / calibrated")
-    assert line.count("|") == 10  # p50 and p99 of the least times after those of the first
+    assert line.count("|") == 12  # p50 and p99 of the least times after those of the first
 
 
 def test_one_pass_keeps_no_least_time() -> None:
     tally = Tally()
-    tally.add("AS", "AS", 0.002)
-    tally.add("KH", None, 0.003)
-    assert tally.least == [] and tally.line("a / b").count("|") == 8
+    tally.add("AS", "AS", 0.002, 0.002)
+    tally.add("KH", None, 0.003, 0.003)
+    assert tally.least == [] and tally.line("a / b").count("|") == 10
+
+
+def test_wall_and_cpu_times_are_reported_apart() -> None:
+    """A read the host stalled is slow by the wall clock and not by its
+    CPU time: the line gives each its own p50 and p99."""
+    tally = Tally()
+    for _ in range(98):
+        tally.add("AS", "AS", 0.002, 0.002)
+    for _ in range(2):  # the slowest 2 %: 6 ms of each read's time stolen by the host
+        tally.add("AS", "AS", 0.009, 0.003)
+    cells = [c.strip() for c in tally.line("a / b").split("|")]
+    p50, p99, cpu50, cpu99 = (float(c) for c in cells[6:10])
+    assert (p50, p99, cpu50, cpu99) == (2.0, 9.0, 2.0, 3.0)
 
 
 STAT = """cpu  501950 73 13140 637651 608 0 549 3240 0 0
