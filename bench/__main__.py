@@ -5,7 +5,10 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("engine", "vision", "generic_views", "service", "drivers", "soak", "surveillance")
+BENCHMARKS = (
+    "engine", "vision", "vision_tail", "generic_views", "service", "drivers", "soak",
+    "surveillance",
+)
 
 
 def main() -> None:

@@ -65,3 +65,26 @@ def test_steal_is_counted_on_the_cpus_the_benchmark_runs_on() -> None:
     assert steal_ticks(STAT, {2}) == 0
     # A kernel older than steal accounting has fewer columns: none counted.
     assert steal_ticks("cpu0 1 2 3 4 5 6 7\n", {0}) == 0
+
+
+def test_the_tail_groups_frames_by_the_corners_read() -> None:
+    """bench.vision_tail: every frame is in one group, as many counted
+    among the slowest as the share asks, and each group's corners are those
+    read_still reads (a still of one card: at least its corner from the
+    card's edges)."""
+    from bench.vision_tail import corner_sources, tail
+    from calibration.deck import calibrate_cards
+    from drivers.camera.shoe import ShoeGeometry
+    from sim.camera.shoe import ShoeCamera
+
+    cv2.setNumThreads(1)
+    (deck, faces), = decks(["house"]).values()
+    model = calibrate_cards(faces, deck="house").model()
+    cam = ShoeCamera(deck, seed=3)
+    frames = [cam.still(code) for code in ("AS", "KH", "7D", "TC") * 15]
+    geometry = ShoeGeometry()
+    groups = tail(frames, model, geometry, share=0.1)
+    assert sum(n for _, n, _, _, _ in groups) == 60
+    assert sum(slow for _, _, slow, _, _ in groups) == 6
+    assert all(0.0 < p50 <= p99 for _, _, _, p50, p99 in groups)
+    assert all("edges" in corner_sources(f, model, geometry) for f in frames)

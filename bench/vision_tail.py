@@ -1,0 +1,89 @@
+"""Where the card reader's slow frames come from: still frames read one by
+one, grouped by the corners the band search placed (from the card's edges,
+from index ink), with each group's share of all frames and of the slowest
+ones, and its p50 and p99.
+
+    taskset -c 1 python -m bench.vision_tail --deck npm-svg-cards --frames 3000 --seed 7
+
+The p99 of bench.vision is set by its slowest 1 %; a frame with one more
+corner to read costs one more read, so the groups tell a tail made of
+extra corners from one made of slow single reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from typing import Any
+
+import cv2
+import numpy as np
+
+from bench.vision import decks
+from calibration.deck import calibrate_cards
+from drivers.camera.generic import generic_model
+from drivers.camera.glyphs import percentile, to_gray
+from drivers.camera.reader import Model
+from drivers.camera.shoe import ShoeGeometry, band_copy, band_poses, in_view, read_still
+from sim.camera.shoe import ShoeCamera
+
+WARM = 50  # frames read first and not timed: the model's first reads fill the caches
+
+
+def corner_sources(frame: Any, model: Model, geometry: ShoeGeometry) -> tuple[str, ...]:
+    """The sources of the corners read_still reads in this frame, sorted
+    ("edges", "ink"), found the way read_still finds them."""
+    band = band_copy(frame, geometry)
+    gray = to_gray(band)
+    ramp = percentile(gray[::4, ::4], 10)
+    poses = band_poses(band, model, geometry, ramp, gray)
+    return tuple(sorted(p.source for p in poses if in_view(band.shape, p)))
+
+
+def tail(frames: list[Any], model: Model, geometry: ShoeGeometry, share: float = 0.02
+         ) -> list[tuple[tuple[str, ...], int, int, float, float]]:
+    """Per group of corner sources, most frames first: (sources, frames,
+    frames among the slowest `share`, p50 ms, p99 ms)."""
+    for frame in frames[:WARM]:
+        read_still(frame, model, geometry)
+    times = np.empty(len(frames))
+    for i, frame in enumerate(frames):
+        t0 = time.perf_counter()
+        read_still(frame, model, geometry)
+        times[i] = (time.perf_counter() - t0) * 1000.0
+    groups = [corner_sources(frame, model, geometry) for frame in frames]
+    slow = {int(i) for i in np.argsort(times)[len(frames) - max(1, int(share * len(frames))):]}
+    out = []
+    for sources, n in Counter(groups).most_common():
+        mine = [i for i, g in enumerate(groups) if g == sources]
+        sel = times[mine]
+        out.append((sources, n, sum(i in slow for i in mine),
+                    float(np.percentile(sel, 50)), float(np.percentile(sel, 99))))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.vision_tail", description=__doc__)
+    parser.add_argument("--deck", default="npm-svg-cards")
+    parser.add_argument("--reader", choices=("calibrated", "uncalibrated"), default="calibrated")
+    parser.add_argument("--frames", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    (deck, faces), = decks([args.deck]).values()
+    model = (calibrate_cards(faces, deck=args.deck).model() if args.reader == "calibrated"
+             else generic_model())
+    cam, rng, codes = ShoeCamera(deck, seed=args.seed), np.random.default_rng(args.seed + 1), \
+        sorted(deck)
+    frames = [cam.still(codes[int(rng.integers(len(codes)))]) for _ in range(args.frames)]
+    print(f"| {args.deck} / {args.reader}: corners | frames | of the slowest 2 % | p50 ms "
+          "| p99 ms |")
+    print("|---|---|---|---|---|")
+    for sources, n, slow, p50, p99 in tail(frames, model, ShoeGeometry()):
+        print(f"| {' + '.join(sources) or 'none'} | {n} | {slow} | {p50:.2f} | {p99:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
