@@ -23,9 +23,8 @@ import numpy as np
 from bench.vision import decks
 from calibration.deck import calibrate_cards
 from drivers.camera.generic import generic_model
-from drivers.camera.glyphs import percentile, to_gray
 from drivers.camera.reader import Model
-from drivers.camera.shoe import ShoeGeometry, band_copy, band_poses, in_view, read_still
+from drivers.camera.shoe import ShoeGeometry, corners_in_view, read_still, still_band
 from sim.camera.shoe import ShoeCamera
 
 WARM = 50  # frames read first and not timed: the model's first reads fill the caches
@@ -34,11 +33,8 @@ WARM = 50  # frames read first and not timed: the model's first reads fill the c
 def corner_sources(frame: Any, model: Model, geometry: ShoeGeometry) -> tuple[str, ...]:
     """The sources of the corners read_still reads in this frame, sorted
     ("edges", "ink"), found the way read_still finds them."""
-    band = band_copy(frame, geometry)
-    gray = to_gray(band)
-    ramp = percentile(gray[::4, ::4], 10)
-    poses = band_poses(band, model, geometry, ramp, gray)
-    return tuple(sorted(p.source for p in poses if in_view(band.shape, p)))
+    band, gray, ramp = still_band(frame, geometry)
+    return tuple(sorted(p.source for p in corners_in_view(band, model, geometry, ramp, gray)))
 
 
 def tail(frames: list[Any], model: Model, geometry: ShoeGeometry, share: float = 0.02
@@ -74,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     (deck, faces), = decks([args.deck]).values()
     model = (calibrate_cards(faces, deck=args.deck).model() if args.reader == "calibrated"
              else generic_model())
-    cam, rng, codes = ShoeCamera(deck, seed=args.seed), np.random.default_rng(args.seed + 1), \
-        sorted(deck)
+    cam, rng = ShoeCamera(deck, seed=args.seed), np.random.default_rng(args.seed + 1)
+    codes = sorted(deck)
     frames = [cam.still(codes[int(rng.integers(len(codes)))]) for _ in range(args.frames)]
     print(f"| {args.deck} / {args.reader}: corners | frames | of the slowest 2 % | p50 ms "
           "| p99 ms |")

@@ -404,6 +404,12 @@ def in_view(shape: tuple[int, ...], pose: CornerPose) -> bool:
     return patch_inside(shape, pose, margin=MARGIN, top=INK_TOP_SLACK)
 
 
+def corners_in_view(band: Image, model: Model, geometry: ShoeGeometry, ramp: float,
+                    gray: Image | None = None) -> list[CornerPose]:
+    """The corners of the band that read_band reads: band_poses, in view."""
+    return [p for p in band_poses(band, model, geometry, ramp, gray) if in_view(band.shape, p)]
+
+
 def read_band(band: Image, model: Model, geometry: ShoeGeometry, ramp: float,
               gray: Image | None = None) -> list[tuple[CornerPose, CornerRead]]:
     """Each corner in view, read. Where a card's corner was found by its
@@ -417,7 +423,7 @@ def read_band(band: Image, model: Model, geometry: ShoeGeometry, ramp: float,
     read at the first look. A card whose edges were not found is read with
     every look, even from its ink (an svg-cards king of spades: its small
     spade is read once the finial drawn over it is cut away)."""
-    poses = [p for p in band_poses(band, model, geometry, ramp, gray) if in_view(band.shape, p)]
+    poses = corners_in_view(band, model, geometry, ramp, gray)
     on_face = any(p.source == "edges" for p in poses)
     reads = [(p, read_corner(model, corner_patch(band, p), on_face and p.source == "ink"))
              for p in poses]
@@ -454,15 +460,21 @@ def band_copy(frame: Image, geometry: ShoeGeometry) -> Image:
     return np.ascontiguousarray(frame[:, left:right])
 
 
+def still_band(frame: Image, geometry: ShoeGeometry, ramp: float | None = None
+               ) -> tuple[Image, Image, float]:
+    """The band of one frame read on its own, its ink channel, and the grey
+    level of the empty ramp (measured from the band when `ramp` is None)."""
+    band = band_copy(frame, geometry)
+    gray = to_gray(band)
+    return band, gray, percentile(gray[::4, ::4], 10) if ramp is None else ramp
+
+
 def read_still(frame: Image, model: Model, geometry: ShoeGeometry,
                ramp: float | None = None) -> tuple[str | None, float]:
     """Read one shoe frame on its own (no tracking): the card when every
     index seen in the band agrees on one accepted card, else None. `ramp`:
     grey level of the empty ramp (measured from the frame when None)."""
-    band = band_copy(frame, geometry)
-    gray = to_gray(band)
-    if ramp is None:
-        ramp = percentile(gray[::4, ::4], 10)
+    band, gray, ramp = still_band(frame, geometry, ramp)
     reads = [r for _, r in read_band(band, model, geometry, ramp, gray)]
     cards = {r.card for r in reads if r.card is not None}
     if len(cards) != 1:
