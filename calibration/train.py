@@ -24,6 +24,7 @@ from drivers.camera.lda import Discriminant
 from drivers.camera.match import (
     WHOLE_BOX,
     CalibratedReader,
+    Templates,
     align,
     coarse,
     ink_maps,
@@ -116,6 +117,7 @@ def train_reader(cards: dict[str, Image], name: str, seed: int = 0, views: int =
     templates = unit_rows(np.stack([
         coarse(ink_maps(p)[:, MARGIN : MARGIN + CORNER_H, MARGIN : MARGIN + CORNER_W]).reshape(-1)
         for views_ in clean.values() for p in views_]))
+    aligner = Templates.of(templates)
     rng = np.random.default_rng(seed)
     whole_x, rank_x, suit_x, labels = [], [], [], []
     for code, card in sorted(cards.items()):
@@ -125,7 +127,7 @@ def train_reader(cards: dict[str, Image], name: str, seed: int = 0, views: int =
                 if patch is None:
                     continue
                 maps = ink_maps(patch)
-                shift, _ = align(maps, templates)
+                shift, _ = align(maps, aligner)
                 whole_x.append(region(maps, WHOLE_BOX, shift))
                 rank_x.append(region(maps, rank_box, shift))
                 suit_x.append(region(maps, suit_box, shift))

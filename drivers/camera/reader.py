@@ -27,15 +27,17 @@ class Reader(Protocol):
     def read_corner(self, patch: Image) -> CornerRead: ...
 
 
-def read_corner(reader: Model, patch: Image, first_look: bool = False) -> CornerRead:
-    """`first_look`: read the index only as first found (a corner placed
-    from index ink on a card's face: see drivers.camera.shoe.read_band).
-    Only the generic reader has later looks to leave out."""
+def read_corner(reader: Model, patch: Image, on_face: bool = False) -> CornerRead:
+    """`on_face`: a corner placed from index ink on the face of a card whose
+    own corner was found (see drivers.camera.shoe.read_band): it more often
+    holds a court picture's shapes than an index. The generic reader reads
+    it at its first look only, the calibrated one screens it first at a
+    coarse scale."""
     if isinstance(reader, GlyphModel):
         return read_glyphs(reader, patch)
     if isinstance(reader, GenericReader):
-        return reader.read_corner(patch, first_look)
-    return reader.read_corner(patch)
+        return reader.read_corner(patch, on_face)
+    return reader.read_corner(patch, on_face)
 
 
 def read_glyphs(model: GlyphModel, patch: Image) -> CornerRead:

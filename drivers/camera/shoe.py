@@ -422,7 +422,9 @@ def read_band(band: Image, model: Model, geometry: ShoeGeometry, ramp: float,
     6,000 still frames of the three decks and 120 stuck pairs, 542 were
     read at the first look. A card whose edges were not found is read with
     every look, even from its ink (an svg-cards king of spades: its small
-    spade is read once the finial drawn over it is cut away)."""
+    spade is read once the finial drawn over it is cut away). The
+    calibrated reader screens such a corner at its alignment's first step
+    (drivers.camera.match.CalibratedReader.read_corner)."""
     poses = corners_in_view(band, model, geometry, ramp, gray)
     on_face = any(p.source == "edges" for p in poses)
     reads = [(p, read_corner(model, corner_patch(band, p), on_face and p.source == "ink"))
