@@ -325,7 +325,7 @@ class CalibratedReader:
         picture's or the pips' shapes more often than the index of a card
         lying over it). It is read on only when align's first step matches
         it at SCREEN_FIT or more: of the 215 such corners in 12,000 still
-        frames, 24 stuck pairs and 6 deals of 104 cards of the three decks,
+        frames, 24 stuck pairs and 3 deals of 104 cards of the three decks,
         the 86 read matched at 0.79 or more there, and 112 of the 129
         refused at less than SCREEN_FIT."""
         maps = ink_maps(patch)
