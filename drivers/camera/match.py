@@ -104,25 +104,16 @@ def region(maps: Maps, box: Box, shift: tuple[int, int], small: Maps | None = No
 # SEARCH canonical pixels each way, the patch's coarse corner maps against
 # every corner template, and it was most of a read's time: 49 shifts of
 # 2,400 values against 104 templates, 0.6 ms. It is done in two steps. At
-# the FIRST scale (twice COARSE), 25 shifts of up to 8 canonical pixels
+# the FIRST scale (COARSE again), 25 shifts of up to 8 canonical pixels
 # against every template place the corner between shifts; at COARSE, the 9
 # shifts round that place against the NEAREST templates there find the best,
 # 0.2 ms in all. On 11,639 corners of the three decks (3,000 still frames,
 # 8 stuck pairs and a deal of 104 cards each) the two steps found the full
 # search's shift in all but 28, each refused either way (under min_fit); no
 # read changed, and no read's fit or confidence by 0.001.
-FIRST = 2 * COARSE  # canonical pixels per pixel of the first step
+FIRST = COARSE * COARSE  # canonical pixels per pixel of the first step: coarse maps made coarse
 FIRST_REACH = 2  # shifts of the first step each way, FIRST pixels (8 canonical > SEARCH)
 NEAREST = 8  # templates the second step matches: those the first step found nearest
-
-
-def _first(maps: Maps) -> Maps:
-    """Coarse maps at the FIRST scale: each pixel the mean of the four it covers."""
-    _, h, w = maps.shape
-    out: Maps = np.stack([np.asarray(cv2.resize(m, (w // 2, h // 2),
-                                                interpolation=cv2.INTER_AREA), np.float32)
-                          for m in maps])
-    return out
 
 
 @dataclass(frozen=True)
@@ -142,7 +133,7 @@ class Templates:
         corner templates)."""
         rows = np.asarray(whole, np.float32)
         h, w = CORNER_H // COARSE, CORNER_W // COARSE
-        first = unit_rows(_first(rows.reshape(len(rows) * 2, h, w)).reshape(len(rows), -1))
+        first = unit_rows(coarse(rows.reshape(len(rows) * 2, h, w)).reshape(len(rows), -1))
         fine = rows - rows.mean(axis=1, keepdims=True)
         return cls(*(np.ascontiguousarray(np.vstack([t, np.ones(t.shape[1], np.float32)]).T)
                      for t in (fine, first)))
@@ -195,7 +186,7 @@ def first_step(small: Maps, templates: Templates) -> FirstStep:
     """The first step on a patch's coarse maps: the best of its shifts,
     placed between its neighbours by a parabola through the three scores
     each way."""
-    maps = _first(small)
+    maps = coarse(small)  # at FIRST
     h, w = CORNER_H // FIRST, CORNER_W // FIRST
     n, reach = 2 * FIRST_REACH + 1, FIRST_REACH
     off = MARGIN // FIRST

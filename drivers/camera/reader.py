@@ -35,8 +35,6 @@ def read_corner(reader: Model, patch: Image, on_face: bool = False) -> CornerRea
     coarse scale."""
     if isinstance(reader, GlyphModel):
         return read_glyphs(reader, patch)
-    if isinstance(reader, GenericReader):
-        return reader.read_corner(patch, on_face)
     return reader.read_corner(patch, on_face)
 
 
