@@ -164,8 +164,22 @@ class IndexParts:
     rank_parts: int  # components of the rank line (a ten has two)
     rank_red: float  # mean (R - max(G, B)) / 255 over the glyph's ink; NaN: grey image
     suit_red: float
-    rank_spill: float = 0.0  # see rank_spill()
-    rank_cap: float = 0.0  # see rank_cap()
+    # rank_spill() and rank_cap() of the rank glyph, measured when first
+    # asked for: only a look whose ratios pass is checked for its shape
+    # (shape_vetoed); a look refused before needs neither.
+    # (partials of module functions, not lambdas: the build's dump pickles them)
+    spill_of: Callable[[], float] = field(default=functools.partial(float, 0.0), repr=False,
+                                          compare=False)
+    cap_of: Callable[[], float] = field(default=functools.partial(float, 0.0), repr=False,
+                                        compare=False)
+
+    @functools.cached_property
+    def rank_spill(self) -> float:
+        return self.spill_of()
+
+    @functools.cached_property
+    def rank_cap(self) -> float:
+        return self.cap_of()
 
 
 def ink_map(patch: Image) -> FloatMap:
@@ -554,7 +568,10 @@ def _mirrored(parts: IndexParts, cut: npt.NDArray[np.bool_]) -> IndexParts | Non
     whole = mirrored(parts.suit_ink, art)
     if whole is None:
         return None
-    return replace(parts, suit_ink=whole, suit_box=Box(sb.x, sb.y, whole.shape[1], whole.shape[0]))
+    # (the same rank glyph: its shape is measured once, for both looks)
+    return replace(parts, suit_ink=whole, suit_box=Box(sb.x, sb.y, whole.shape[1], whole.shape[0]),
+                   spill_of=functools.partial(getattr, parts, "rank_spill"),
+                   cap_of=functools.partial(getattr, parts, "rank_cap"))
 
 
 # A rank whose thin stroke fell under the ink level lies in parts: an
@@ -756,11 +773,12 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
     suit = [best] + [j for j in range(1, n) if j != best and j not in group
                      and boxes[j].x >= sb.x and boxes[j].x2 <= sb.x2
                      and boxes[j].y >= sb.y and boxes[j].y2 <= sb.y2]
+    cut_at = own if own < level else level
     return IndexParts(
-        rank_spill=rank_spill(ink, labels, group, rb, own if own < level else level,
-                              [j for j in range(1, n) if j not in group
-                               and boxes[j].h >= RANK_SPILL_GLYPH * rb.h]),
-        rank_cap=rank_cap(ink, rb, own if own < level else level),
+        spill_of=functools.partial(rank_spill, ink, labels, group, rb, cut_at,
+                                   [j for j in range(1, n) if j not in group
+                                    and boxes[j].h >= RANK_SPILL_GLYPH * rb.h]),
+        cap_of=functools.partial(rank_cap, ink, rb, cut_at),
         rank_box=rb, suit_box=sb,
         rank_ink=_cut(ink, labels, group, rb), suit_ink=_cut(ink, labels, suit, sb),
         rank_parts=len([j for j in group if area[j] >= 0.15 * area[seed]]),
@@ -1192,14 +1210,18 @@ class GenericReader:
         return suit_vector(parts, self._suit_net)
 
     def verdict(self, parts: IndexParts, rank: RankVerdict | None = None,
-                suit: npt.NDArray[np.float32] | None = None) -> Verdict:
+                suit: npt.NDArray[np.float32] | None = None, suit_distance: bool = True
+                ) -> Verdict:
         """`rank`: the rank_of() this rank glyph, when known; `suit`: its
-        suit_vector(), when known."""
+        suit_vector(), when known; `suit_distance`: False leaves the suit's
+        distance unmeasured (NaN: read_parts measures it only for a read
+        its ratios would pass)."""
         r = rank or self.rank_of(parts)
         sv = self.suit_vector(parts) if suit is None else suit
         colour = ink_colour(parts, self.thresholds)
         s = self.suit.decide(sv, colour)
-        return Verdict(r.rank, s.label, r.llr, s.llr, r.distance, self.suit.distance(sv, s.label),
+        return Verdict(r.rank, s.label, r.llr, s.llr, r.distance,
+                       self.suit.distance(sv, s.label) if suit_distance else math.nan,
                        colour, r.over_x, r.second, r.five)
 
     def rank_refused(self, r: RankVerdict) -> bool:
@@ -1218,13 +1240,18 @@ class GenericReader:
         (Verdict.margin; 1: the thresholds themselves); `rank`, `suit`: as
         for verdict()."""
         t = self.thresholds
-        v = self.verdict(parts, rank, suit)
+        sv = self.suit_vector(parts) if suit is None else suit
+        # (the suit's distance, a product with a 401 x 401 matrix, measured
+        # last: a look its ratios, colour or shape refuse needs none)
+        v = self.verdict(parts, rank, sv, suit_distance=False)
         raw = _label(v.rank) + v.suit
         rank_llr = min(v.rank_llr, v.rank_x_llr)
         llr = (min(rank_llr, v.suit_llr), rank_llr, v.suit_llr)
         margin = v.margin(t)
-        if (not v.sure(t) or margin < need or v.colour is None
-                or shape_vetoed(parts, v.rank)):
+        # (Verdict.sure, its suit distance measured only when all else passes)
+        if (margin < max(need, 1.0) or v.colour is None or not v.rank_d <= t.rank_distance
+                or shape_vetoed(parts, v.rank)
+                or not self.suit.distance(sv, v.suit) <= t.suit_distance):
             return CornerRead(None, 0.0, raw, llr, 1.0)
         conf = float(np.clip(0.5 + 0.25 * (margin - 1.0), 0.5, 1.0))
         return CornerRead(v.rank + v.suit, conf, raw, llr, 1.0)

@@ -457,11 +457,17 @@ def _suit_in_merged(layer: InkLayer, rbox: Box, group: list[int]
     y0 = max(0, int(rbox.y2 - 0.08 * rbox.h))
     y1 = min(h, int(rbox.y2 + 1.5 * rbox.h))
     window = layer.labels[y0:y1, x0:x1]
-    for i in np.unique(window):
-        if i == 0 or i in group:
-            continue
-        b = _box(layer.stats, int(i))
-        if b.x <= 0 or b.y <= 0 or not (-0.08 * rbox.h <= b.y - rbox.y2 <= 0.6 * rbox.h):
+    # The components that start under the rank, off the patch's edge, with
+    # a box that meets the window, in label order (a court card's band
+    # holds hundreds: their boxes are tested all at once, where the labels
+    # in the window were sorted out of its pixels, a third of this search).
+    # One whose box meets the window but none of its pixels has no rows.
+    x, y, bw, bh = (layer.stats[:, k] for k in range(4))
+    gap = y - rbox.y2
+    near = ((x > 0) & (y > 0) & (gap >= -0.08 * rbox.h) & (gap <= 0.6 * rbox.h)
+            & (x < x1) & (x + bw > x0) & (y < y1) & (y + bh > y0))
+    for i in np.flatnonzero(near).tolist():
+        if i in group:
             continue
         sub = window == i
         widths = sub.sum(axis=1)

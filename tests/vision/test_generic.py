@@ -395,6 +395,32 @@ def test_a_j_under_ink_of_its_own_columns_is_refused(monkeypatch: pytest.MonkeyP
     assert model.read_corner(patch).card == "JS"  # this patch needs it
 
 
+def test_a_read_is_refused_past_either_distance_and_its_shape_is_kept_when_pickled(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_parts measures the suit's distance to its class only once the
+    ratios, the colour, the rank's distance and the shape have passed: a
+    read its ratios pass is still refused when either glyph lies too far
+    from its class. The rank glyph's shape is measured when first asked for,
+    and an index pickled (the build's dump) keeps it."""
+    import pickle
+
+    model = generic_model()
+    parts = generic.index_parts(cv2.imread(str(FRAMES / "cardsjs-3D-corner-faint-rank.png")))
+    assert parts is not None
+    read = model.read_parts(parts)
+    assert read.card == "3D"
+    v = model.verdict(parts)
+    assert model.verdict(parts, suit_distance=False).suit_d != v.suit_d  # (NaN: unmeasured)
+    for field, d in (("suit_distance", v.suit_d), ("rank_distance", v.rank_d)):
+        near = GenericThresholds(**{**vars(model.thresholds), field: 0.99 * d})
+        monkeypatch.setattr(model, "thresholds", near)
+        assert model.read_parts(parts).card is None, field
+        monkeypatch.setattr(model, "thresholds", GenericThresholds(**{**vars(near), field: d}))
+        assert model.read_parts(parts).card == "3D", field
+    again = pickle.loads(pickle.dumps(parts))
+    assert (again.rank_spill, again.rank_cap) == (parts.rank_spill, parts.rank_cap)
+
+
 @pytest.mark.parametrize("code", ["KD", "TH"])
 def test_a_pip_beside_the_rank_is_not_taken_for_a_rank_cut_in_parts(
         code: str, monkeypatch: pytest.MonkeyPatch) -> None:
