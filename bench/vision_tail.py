@@ -1,13 +1,14 @@
 """Where the card reader's slow frames come from: still frames read one by
 one, grouped by the corners the band search placed (from the card's edges,
 from index ink), with each group's share of all frames and of the slowest
-ones, and its p50 and p99.
+ones, and its p50 and p99; then the cards of the slowest frames.
 
     taskset -c 1 python -m bench.vision_tail --deck npm-svg-cards --frames 3000 --seed 7
 
 The p99 of bench.vision is set by its slowest 1 %; a frame with one more
 corner to read costs one more read, so the groups tell a tail made of
-extra corners from one made of slow single reads.
+extra corners from one made of slow single reads, and the cards tell which
+faces' reads make it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from bench.vision import decks
 from calibration.deck import calibrate_cards
@@ -37,10 +39,8 @@ def corner_sources(frame: Any, model: Model, geometry: ShoeGeometry) -> tuple[st
     return tuple(sorted(p.source for p in corners_in_view(band, model, geometry, ramp, gray)))
 
 
-def tail(frames: list[Any], model: Model, geometry: ShoeGeometry, share: float = 0.02
-         ) -> list[tuple[tuple[str, ...], int, int, float, float]]:
-    """Per group of corner sources, most frames first: (sources, frames,
-    frames among the slowest `share`, p50 ms, p99 ms)."""
+def read_times(frames: list[Any], model: Model, geometry: ShoeGeometry) -> npt.NDArray[Any]:
+    """Each frame's read_still, in ms (after WARM frames read untimed)."""
     for frame in frames[:WARM]:
         read_still(frame, model, geometry)
     times = np.empty(len(frames))
@@ -48,8 +48,32 @@ def tail(frames: list[Any], model: Model, geometry: ShoeGeometry, share: float =
         t0 = time.perf_counter()
         read_still(frame, model, geometry)
         times[i] = (time.perf_counter() - t0) * 1000.0
+    return times
+
+
+def slowest(times: npt.NDArray[Any], share: float) -> set[int]:
+    """The indices of the slowest `share` of the frames (one at least)."""
+    return {int(i) for i in np.argsort(times)[len(times) - max(1, int(share * len(times))):]}
+
+
+def slowest_cards(times: npt.NDArray[Any], cards: list[str], share: float = 0.02
+                  ) -> list[tuple[str, int, int]]:
+    """The cards of the slowest `share` of the frames, most first: (card,
+    frames of it among the slowest, frames of it in all)."""
+    among = Counter(cards[i] for i in sorted(slowest(times, share)))  # (ties: first seen first)
+    every = Counter(cards)
+    return [(card, n, every[card]) for card, n in among.most_common()]
+
+
+def tail(frames: list[Any], model: Model, geometry: ShoeGeometry, share: float = 0.02,
+         times: npt.NDArray[Any] | None = None
+         ) -> list[tuple[tuple[str, ...], int, int, float, float]]:
+    """Per group of corner sources, most frames first: (sources, frames,
+    frames among the slowest `share`, p50 ms, p99 ms). `times`: the frames'
+    read_times, when measured already."""
+    times = read_times(frames, model, geometry) if times is None else times
     groups = [corner_sources(frame, model, geometry) for frame in frames]
-    slow = {int(i) for i in np.argsort(times)[len(frames) - max(1, int(share * len(frames))):]}
+    slow = slowest(times, share)
     out = []
     for sources, n in Counter(groups).most_common():
         mine = [i for i, g in enumerate(groups) if g == sources]
@@ -72,12 +96,20 @@ def main(argv: list[str] | None = None) -> int:
              else generic_model())
     cam, rng = ShoeCamera(deck, seed=args.seed), np.random.default_rng(args.seed + 1)
     codes = sorted(deck)
-    frames = [cam.still(codes[int(rng.integers(len(codes)))]) for _ in range(args.frames)]
+    cards = [codes[int(rng.integers(len(codes)))] for _ in range(args.frames)]
+    frames = [cam.still(card) for card in cards]
+    geometry = ShoeGeometry()
+    times = read_times(frames, model, geometry)
     print(f"| {args.deck} / {args.reader}: corners | frames | of the slowest 2 % | p50 ms "
           "| p99 ms |")
     print("|---|---|---|---|---|")
-    for sources, n, slow, p50, p99 in tail(frames, model, ShoeGeometry()):
+    for sources, n, slow, p50, p99 in tail(frames, model, geometry, times=times):
         print(f"| {' + '.join(sources) or 'none'} | {n} | {slow} | {p50:.2f} | {p99:.2f} |")
+    print()
+    print("| card | of the slowest 2 % | frames of it |")
+    print("|---|---|---|")
+    for card, n, every in slowest_cards(times, cards):
+        print(f"| {card} | {n} | {every} |")
     return 0
 
 

@@ -88,3 +88,16 @@ def test_the_tail_groups_frames_by_the_corners_read() -> None:
     assert sum(slow for _, _, slow, _, _ in groups) == 6
     assert all(0.0 < p50 <= p99 for _, _, _, p50, p99 in groups)
     assert all("edges" in corner_sources(f, model, geometry) for f in frames)
+
+
+def test_the_slowest_frames_are_counted_by_card() -> None:
+    """bench.vision_tail.slowest_cards: the cards of the slowest share of
+    the frames, most first, each beside its count among all frames."""
+    import numpy as np
+
+    from bench.vision_tail import slowest_cards
+
+    times = np.array([1.0, 9.0, 2.0, 8.0, 7.0, 3.0, 1.5, 2.5, 1.2, 6.5])
+    cards = ["AS", "KS", "AS", "KS", "KC", "KS", "KC", "AS", "AS", "2D"]
+    assert slowest_cards(times, cards, share=0.4) == [("KS", 2, 3), ("KC", 1, 2), ("2D", 1, 1)]
+    assert slowest_cards(times, cards, share=0.01) == [("KS", 1, 3)]
