@@ -1248,10 +1248,8 @@ class GenericReader:
         rank_llr = min(v.rank_llr, v.rank_x_llr)
         llr = (min(rank_llr, v.suit_llr), rank_llr, v.suit_llr)
         margin = v.margin(t)
-        # (Verdict.sure, its suit distance measured only when all else passes)
-        if (margin < max(need, 1.0) or v.colour is None or not v.rank_d <= t.rank_distance
-                or shape_vetoed(parts, v.rank)
-                or not self.suit.distance(sv, v.suit) <= t.suit_distance):
+        if (margin < need or v.colour is None or shape_vetoed(parts, v.rank)
+                or not replace(v, suit_d=self.suit.distance(sv, v.suit)).sure(t)):
             return CornerRead(None, 0.0, raw, llr, 1.0)
         conf = float(np.clip(0.5 + 0.25 * (margin - 1.0), 0.5, 1.0))
         return CornerRead(v.rank + v.suit, conf, raw, llr, 1.0)

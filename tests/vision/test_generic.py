@@ -410,7 +410,8 @@ def test_a_read_is_refused_past_either_distance_and_its_shape_is_kept_when_pickl
     read = model.read_parts(parts)
     assert read.card == "3D"
     v = model.verdict(parts)
-    assert model.verdict(parts, suit_distance=False).suit_d != v.suit_d  # (NaN: unmeasured)
+    assert math.isnan(model.verdict(parts, suit_distance=False).suit_d)  # (unmeasured)
+    assert not math.isnan(v.suit_d)
     for field, d in (("suit_distance", v.suit_d), ("rank_distance", v.rank_d)):
         near = GenericThresholds(**{**vars(model.thresholds), field: 0.99 * d})
         monkeypatch.setattr(model, "thresholds", near)
