@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera import kernels
 from drivers.camera.features import RANK_SIZE, SUIT_SIZE, rank_features, suit_features
 from drivers.camera.glyphs import Box
 from drivers.camera.lda import Discriminant
@@ -84,6 +85,7 @@ class VisionCalibration:
         """The reader for this deck."""
         if self.reader is None:
             raise CalibrationError("this calibration holds no reader")
+        kernels.warm()  # (the reader's compiled loops ready before its first frame)
         return self.reader
 
 

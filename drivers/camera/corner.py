@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera import kernels
 from drivers.camera.glyphs import Image, percentile, to_gray
 
 CARD_W, CARD_H = 200, 280  # the canonical card, portrait
@@ -141,10 +142,12 @@ def _median(values: npt.NDArray[np.float64]) -> float:
 def _least_squares(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]
                    ) -> tuple[float, float]:
     # (the sums' means, as np.mean makes them, without its checks: a fit
-    # takes two to four of these, two fits a frame)
+    # takes two to four of these, two fits a frame; the products summed as
+    # numpy sums, not through BLAS, whose order a compiled loop cannot
+    # follow: drivers.camera.kernels)
     tm, sm = float(t.sum()) / len(t), float(s.sum()) / len(s)
     dt = t - tm
-    a = float(dt @ (s - sm)) / float(dt @ dt)
+    a = float((dt * (s - sm)).sum()) / float((dt * dt).sum())
     return a, sm - a * tm
 
 
@@ -182,18 +185,31 @@ def shoe_corners(band: Image, scale: float, ramp: float) -> list[CornerPose]:
     the ramp, which is smooth, does not pass for a card."""
     gray: npt.NDArray[np.float32] = np.asarray(
         cv2.GaussianBlur(to_gray(band).astype(np.float32), (0, 0), 1.0), np.float32)
-    w = gray.shape[1]
     paper = percentile(gray[::2, ::2], 97)
     if paper - ramp < EDGE_MIN_CONTRAST:
         return []
     step = 0.22 * (paper - ramp)  # a card edge rises at least this much over 2 px
+    rows, left_x, risen = _edge_rows(gray, step, paper - ramp)
+    if risen < MIN_EDGE_ROWS:
+        return []
+    starts = _segment_starts(rows, int(30 * scale))
+    return _corners_from_edges(gray, starts, rows.astype(np.float64), left_x, step, scale)
+
+
+def _edge_rows_numpy(gray: npt.NDArray[np.float32], step: float, contrast: float
+                     ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64], int]:
+    """The rows where a card's left edge rises, each with the edge's
+    sub-pixel column, and the count of rows with a rise at all
+    (drivers.camera.kernels.edge_rows, in numpy)."""
+    w = gray.shape[1]
     gx = np.zeros_like(gray)
     gx[:, 1:-1] = gray[:, 2:] - gray[:, :-2]
     strong = gx > step
     # Left of the edge is the ramp: darker than the card by half the contrast.
     rows = np.nonzero(strong[:, 3:].any(axis=1))[0]
-    if len(rows) < MIN_EDGE_ROWS:
-        return []
+    risen = len(rows)
+    if risen < MIN_EDGE_ROWS:
+        return rows, np.zeros(0), risen
     first = np.argmax(strong[rows, 3:], axis=1) + 3
     peak = gx[rows[:, None], np.minimum(first[:, None] + _STEPS, w - 1)]
     xk = first + np.argmax(peak, axis=1)
@@ -204,11 +220,56 @@ def shoe_corners(band: Image, scale: float, ramp: float) -> list[CornerPose]:
     left_x = xk + np.minimum(np.maximum(sub, -0.5), 0.5)
     right_side = gray[rows, np.minimum(xk + 3, w - 1)]
     left_side = gray[rows, np.maximum(xk - 3, 0)]
-    valid = (right_side - left_side > 0.45 * (paper - ramp)) & (xk < w - 8)
-    rows, left_x = rows[valid], left_x[valid]
-    starts = _segment_starts(rows, int(30 * scale))
-    return _corners_from_edges(gray, starts, rows.astype(np.float64), left_x.astype(np.float64),
-                               step, scale)
+    valid = (right_side - left_side > 0.45 * contrast) & (xk < w - 8)
+    return rows[valid], left_x[valid].astype(np.float64), risen
+
+
+def _top_points_numpy(gray: npt.NDArray[np.float32], y0: int, y1: int, c0: int, c1: int,
+                      level: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """In each column c0..c1-1 with a rise over `level` between rows y0 and
+    y1, the column and the rise's sub-pixel row (drivers.camera.kernels.
+    top_points, in numpy)."""
+    gy = gray[y0 + 1 : y1 + 1, c0:c1] - gray[y0 - 1 : y1 - 1, c0:c1]
+    rise = gy > level
+    first = np.argmax(rise, axis=0)
+    ok = rise.any(axis=0)
+    across = np.arange(c1 - c0)
+    near = gy[np.minimum(first + _STEPS[:3, None], len(gy) - 1), across]
+    k = first + np.argmax(near, axis=0)
+    kk = np.minimum(np.maximum(k, 1), len(gy) - 2)
+    a0, a1, a2 = gy[kk - 1, across], gy[kk, across], gy[kk + 1, across]
+    den = a0 - 2 * a1 + a2
+    sub = np.where(np.abs(den) > 1e-3, 0.5 * (a0 - a2) / np.where(den == 0, 1, den), 0.0)
+    ys = (y0 + kk + np.minimum(np.maximum(sub, -0.5), 0.5))[ok]
+    return np.arange(c0, c1)[ok].astype(np.float64), ys.astype(np.float64)
+
+
+# The compiled loops where numba is here, else their numpy twins: the same
+# values (tests/vision/test_kernels.py).
+
+def _edge_rows(gray: npt.NDArray[np.float32], step: float, contrast: float
+               ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64], int]:
+    if kernels.COMPILED:
+        found: tuple[npt.NDArray[np.intp], npt.NDArray[np.float64], int] = \
+            kernels.edge_rows(gray, step, contrast)
+        return found
+    return _edge_rows_numpy(gray, step, contrast)
+
+
+def _top_points(gray: npt.NDArray[np.float32], y0: int, y1: int, c0: int, c1: int,
+                level: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    if kernels.COMPILED:
+        found: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] = \
+            kernels.top_points(gray, y0, y1, c0, c1, level)
+        return found
+    return _top_points_numpy(gray, y0, y1, c0, c1, level)
+
+
+def _fit(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]) -> tuple[float, float] | None:
+    if not kernels.COMPILED:
+        return _fit_line(t, s)
+    ok, a, b = kernels.fit_line(np.ascontiguousarray(t), np.ascontiguousarray(s))
+    return (a, b) if ok else None
 
 
 def _corners_from_edges(gray: npt.NDArray[Any], starts: list[int],
@@ -226,7 +287,6 @@ def _corners_from_edges(gray: npt.NDArray[Any], starts: list[int],
     c1 = min(w, int(x_edge + 44 * scale))
     if c1 - c0 < MIN_EDGE_COLS:
         return []
-    cols = np.arange(c0, c1)
     out: list[CornerPose] = []
     for top in starts:
         if top < 2:
@@ -237,22 +297,10 @@ def _corners_from_edges(gray: npt.NDArray[Any], starts: list[int],
         y1 = min(h - 1, top + int(8 * scale))
         if y1 - y0 < 3:
             continue
-        gy = gray[y0 + 1 : y1 + 1, c0:c1] - gray[y0 - 1 : y1 - 1, c0:c1]
-        rise = gy > level
-        first = np.argmax(rise, axis=0)
-        ok = rise.any(axis=0)
-        across = np.arange(len(cols))
-        near = gy[np.minimum(first + _STEPS[:3, None], len(gy) - 1), across]
-        k = first + np.argmax(near, axis=0)
-        kk = np.minimum(np.maximum(k, 1), len(gy) - 2)
-        a0, a1, a2 = gy[kk - 1, across], gy[kk, across], gy[kk + 1, across]
-        den = a0 - 2 * a1 + a2
-        sub = np.where(np.abs(den) > 1e-3, 0.5 * (a0 - a2) / np.where(den == 0, 1, den), 0.0)
-        ys = list((y0 + kk + np.minimum(np.maximum(sub, -0.5), 0.5))[ok])
-        xs = list(cols[ok].astype(np.float64))
+        xs, ys = _top_points(gray, y0, y1, c0, c1, level)
         if len(ys) < MIN_EDGE_COLS:
             continue
-        top_line = _fit_line(np.array(xs), np.array(ys))
+        top_line = _fit(xs, ys)
         if top_line is None:
             continue
         ta, tb = top_line
@@ -262,19 +310,16 @@ def _corners_from_edges(gray: npt.NDArray[Any], starts: list[int],
         sel = (rows >= r0) & (rows <= r1)
         if sel.sum() < MIN_EDGE_ROWS // 2:
             continue
-        left_line = _fit_line(rows[sel], left_x[sel])
+        left_line = _fit(rows[sel], left_x[sel])
         if left_line is None:
             continue
         la, lb = left_line
         # Intersection: x = la*y + lb, y = ta*x + tb.
         y = (ta * lb + tb) / (1.0 - ta * la)
         x = la * y + lb
-        nu = np.hypot(1.0, ta)
-        nv = np.hypot(la, 1.0)
-        u = (scale / nu, scale * ta / nu)
-        v = (scale * la / nv, scale / nv)
-        out.append(CornerPose((float(x), float(y)), (float(u[0]), float(u[1])),
-                              (float(v[0]), float(v[1]))))
+        nu = float(np.hypot(1.0, ta))
+        nv = float(np.hypot(la, 1.0))
+        out.append(CornerPose((x, y), (scale / nu, scale * ta / nu), (scale * la / nv, scale / nv)))
     return out
 
 

@@ -44,6 +44,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera import kernels
 from drivers.camera.art import ART_RING, art_mask, mirrored
 from drivers.camera.convnet import ConvNet, fused
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
@@ -190,6 +191,9 @@ def ink_map(patch: Image) -> FloatMap:
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (_PAPER_K, _PAPER_K))
     paper = np.asarray(cv2.blur(cv2.morphologyEx(g, cv2.MORPH_CLOSE, kernel), (5, 5)),
                        np.float32)
+    if kernels.COMPILED:
+        out: FloatMap = kernels.ink_strength(paper, g, 30.0, 60.0, _off_card(g.shape))
+        return out
     ink = np.clip((paper - g.astype(np.float32)) / np.maximum(paper, 30.0), 0.0, 1.0)
     ink[(paper < 60.0) | _off_card(ink.shape)] = 0.0
     return ink.astype(np.float32)
@@ -717,9 +721,47 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
                 return _NoSuit(labels, boxes, seed, boxes[seed], [])
             return None
     area = stats[:, 4]
-    rb = boxes[seed]
     if whole:
-        return _NoSuit(labels, boxes, seed, rb, [])
+        return _NoSuit(labels, boxes, seed, boxes[seed], [])
+    rb, best, group, under, suit, spill = _index_glyphs(stats, boxes, seed, ink.shape[1])
+    if best < 0:
+        return _NoSuit(labels, boxes, seed, rb, under)
+    sb = boxes[best]
+    if rb.h < MIN_RANK_H or sb.h < MIN_SUIT_H:
+        return None  # too small to tell a club from a spade under blur
+    cut_at = own if own < level else level
+    return IndexParts(
+        spill_of=functools.partial(rank_spill, ink, labels, group, rb, cut_at, spill),
+        cap_of=functools.partial(rank_cap, ink, rb, cut_at),
+        rank_box=rb, suit_box=sb,
+        rank_ink=_cut(ink, labels, group, rb), suit_ink=_cut(ink, labels, suit, sb),
+        rank_parts=len([j for j in group if area[j] >= 0.15 * area[seed]]),
+        rank_red=_redness(patch, labels, group, rb),
+        suit_red=_redness(patch, labels, suit, sb),
+    )
+
+
+SeedGlyphs = tuple[Box, int, list[int], list[int], list[int], list[int]]
+
+
+def _index_glyphs(stats: npt.NDArray[np.int32], boxes: list[Box], seed: int, width: int
+                  ) -> SeedGlyphs:
+    """Round the rank seed: the rank line's box, the suit (-1: none), the
+    rank line's components, those under it that are no suit (what _split
+    cuts), the suit's components and the other glyphs as tall as a part of
+    the rank (what rank_spill leaves alone); the last two only with a suit.
+    `width`: the patch's. Compiled where numba is (kernels.index_glyphs)."""
+    if kernels.COMPILED:
+        out: list[int] = kernels.index_glyphs(
+            stats, seed, width, SUIT_GAP_MAX, PIP_SUIT_GAP_MAX, SUIT_OFF_MAX, SUIT_H_MAX,
+            SUIT_W_MAX, RANK_SPILL_GLYPH).tolist()
+        ng, nu, ns, nsp = out[5:9]
+        k = 9 + ng + nu
+        return (Box(*out[:4]), out[4], out[9 : 9 + ng], out[9 + ng : k], out[k : k + ns],
+                out[k + ns : k + ns + nsp])
+    n = len(boxes)
+    area = stats[:, 4]
+    rb = boxes[seed]
     group = [seed]
     h = rb.h
     suit_gap = SUIT_GAP_MAX
@@ -731,7 +773,7 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
         same_line = (abs(b.y - boxes[seed].y) <= 0.2 * h and abs(b.y2 - boxes[seed].y2) <= 0.2 * h
                      and b.h >= 0.6 * h)
         gap = max(b.x - rb.x2, rb.x - b.x2)
-        if same_line and b.x2 >= ink.shape[1]:
+        if same_line and b.x2 >= width:
             suit_gap = PIP_SUIT_GAP_MAX  # a big pip beside the rank: see PIP_SUIT_GAP_MAX
             continue
         if inside or (same_line and gap <= 0.35 * h and rb.union(b).w <= 1.5 * h):
@@ -743,7 +785,7 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
     # pip beside the index, the only ink a large pip leaves in the ink map,
     # can start higher than the suit: it was taken for the suit, a diamond
     # for a heart.)
-    best: int | None = None
+    best = -1
     best_key = (2, 0)
     under: list[int] = []
     for j in range(1, n):
@@ -765,26 +807,14 @@ def _index_at(patch: Image, ink: FloatMap, level: float, cut: npt.NDArray[np.boo
         key = (0 if rb.x <= b.cx <= rb.x2 else 1, b.y)
         if key < best_key:
             best, best_key = j, key
-    if best is None:
-        return _NoSuit(labels, boxes, seed, rb, under)
+    if best < 0:
+        return rb, best, group, under, [], []
     sb = boxes[best]
-    if rb.h < MIN_RANK_H or sb.h < MIN_SUIT_H:
-        return None  # too small to tell a club from a spade under blur
     suit = [best] + [j for j in range(1, n) if j != best and j not in group
                      and boxes[j].x >= sb.x and boxes[j].x2 <= sb.x2
                      and boxes[j].y >= sb.y and boxes[j].y2 <= sb.y2]
-    cut_at = own if own < level else level
-    return IndexParts(
-        spill_of=functools.partial(rank_spill, ink, labels, group, rb, cut_at,
-                                   [j for j in range(1, n) if j not in group
-                                    and boxes[j].h >= RANK_SPILL_GLYPH * rb.h]),
-        cap_of=functools.partial(rank_cap, ink, rb, cut_at),
-        rank_box=rb, suit_box=sb,
-        rank_ink=_cut(ink, labels, group, rb), suit_ink=_cut(ink, labels, suit, sb),
-        rank_parts=len([j for j in group if area[j] >= 0.15 * area[seed]]),
-        rank_red=_redness(patch, labels, group, rb),
-        suit_red=_redness(patch, labels, suit, sb),
-    )
+    spill = [j for j in range(1, n) if j not in group and boxes[j].h >= RANK_SPILL_GLYPH * rb.h]
+    return rb, best, group, under, suit, spill
 
 
 # A glyph is cut (_split) where its ink is thinnest, when the ink across it
@@ -886,6 +916,15 @@ def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box
     whose top bar is thin make a 5). The ink of `glyphs` (other glyphs,
     not fragments of the rank) and its blur is not followed."""
     y0, y1 = box.y, box.y2
+    if kernels.COMPILED:
+        first: int
+        last: int
+        first, last = kernels.spill_columns(ink, labels, np.asarray(ids, np.int64),
+                                            np.asarray(glyphs or [], np.int64), y0, y1,
+                                            RANK_SPILL_LEVEL * level, RANK_SPILL_GAP)
+        if first < 0:
+            return 0.0
+        return max(box.x - first, last + 1 - box.x2, 0) / max(box.h, 1)
     low = (ink[y0:y1] > RANK_SPILL_LEVEL * level).astype(np.uint8)
     if glyphs:
         near = cv2.dilate(member(labels[y0:y1], glyphs).astype(np.uint8),
@@ -904,6 +943,11 @@ def rank_spill(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box
 
 def _cut(ink: FloatMap, labels: npt.NDArray[Any], ids: list[int], box: Box) -> FloatMap:
     """The ink in the box of the glyphs `ids` and the pixel around them."""
+    if kernels.COMPILED:
+        cut: FloatMap = kernels.glyph_cut(ink[box.y : box.y2, box.x : box.x2],
+                                          labels[box.y : box.y2, box.x : box.x2],
+                                          np.asarray(ids, np.int64))
+        return cut
     keep = cv2.dilate(member(labels[box.y : box.y2, box.x : box.x2], ids).view(np.uint8),
                       RING)
     out: FloatMap = ink[box.y : box.y2, box.x : box.x2].astype(np.float32)  # (a copy)
@@ -1343,6 +1387,7 @@ def load_model(path: Path = MODEL_PATH) -> GenericReader:
         while (net := ConvNet.from_arrays(arrays, f"suit_net{len(nets)}")) is not None:
             nets.append(net)
     thresholds = GenericThresholds(**meta["thresholds"])
+    kernels.warm()  # (a reader made is a reader about to read: its loops ready first)
     return GenericReader(parts["rank"], parts["suit"], thresholds, meta, suit_nets=tuple(nets))
 
 

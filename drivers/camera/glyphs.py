@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera import kernels
+
 # OpenCV's stubs type every returned array as "integer or floating", so the
 # image aliases say what an array holds in their names, not in their dtype.
 Image = npt.NDArray[Any]  # uint8, HxW or HxWx3 (BGR)
@@ -168,6 +170,12 @@ def _tail_order_stats(arr: npt.NDArray[Any], lo: int, hi: int) -> tuple[Any, Any
     return _order_stats(cand, lo, hi)
 
 
+# Float values are selected by the compiled quickselect up to this many (a
+# glyph's stretched ink: 144-864 values, five a read); past it the sampled
+# tail above is faster (the band's 12,240, the corner's 4,800).
+SELECT_MAX = 1024
+
+
 def percentile(values: npt.NDArray[Any], q: float) -> float:
     """`np.percentile(values, q)` (linear interpolation, its default), the
     same value by a partial sort of the two neighbours (in a tail, of the
@@ -181,7 +189,16 @@ def percentile(values: npt.NDArray[Any], q: float) -> float:
     pos = q / 100.0 * (n - 1)
     lo = math.floor(pos)
     hi = min(lo + 1, n - 1)
-    below, above = _tail_order_stats(arr, lo, hi) or _order_stats(arr.reshape(-1), lo, hi)
+    if kernels.COMPILED and arr.dtype == np.uint8:
+        # (the values back in the array's own type: the compiled loop hands
+        # them over as Python floats, exactly)
+        pair = kernels.order_pair_u8(arr if arr.ndim == 2 else arr.reshape(1, -1), lo, hi)
+        below, above = arr.dtype.type(pair[0]), arr.dtype.type(pair[1])
+    elif kernels.COMPILED and arr.dtype == np.float32 and n <= SELECT_MAX:
+        pair = kernels.order_pair_f32(arr if arr.ndim == 2 else arr.reshape(1, -1), lo, hi)
+        below, above = arr.dtype.type(pair[0]), arr.dtype.type(pair[1])
+    else:
+        below, above = _tail_order_stats(arr, lo, hi) or _order_stats(arr.reshape(-1), lo, hi)
     t = pos - lo
     # numpy's lerp as numpy writes it (from the nearer end, in the values'
     # own type, the weight a Python float), for the same bits.
@@ -254,8 +271,17 @@ def components(mask: Image, connectivity: int) -> tuple[npt.NDArray[np.int32],
     four times its labelling (0.3 ms on a band of sparse ink, whose every
     pixel, paper included, it visits), numpy's on the inked pixels alone
     half as much."""
-    _, found = cv2.connectedComponentsWithAlgorithm(mask, connectivity, cv2.CV_32S, CCL)
+    count, found = cv2.connectedComponentsWithAlgorithm(mask, connectivity, cv2.CV_32S, CCL)
     labels: npt.NDArray[np.int32] = np.asarray(found, np.int32)
+    if kernels.COMPILED and labels.size:
+        stats_of: npt.NDArray[np.int32] = kernels.label_stats(labels, int(count))
+        return labels, stats_of
+    return labels, _label_stats(labels)
+
+
+def _label_stats(labels: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
+    """The statistics of `components`, in numpy (drivers.camera.kernels.
+    label_stats compiled)."""
     n = int(labels.max()) + 1 if labels.size else 1
     w = labels.shape[1]
     flat = labels.reshape(-1)
@@ -278,7 +304,7 @@ def components(mask: Image, connectivity: int) -> tuple[npt.NDArray[np.int32],
         stats[1:, 0], stats[1:, 1] = x0, ys[first]
         stats[1:, 2], stats[1:, 3] = x1 - x0 + 1, ys[last] - ys[first] + 1
         stats[1:, 4] = counts[1:]
-    return labels, stats
+    return stats
 
 
 def _box(stats: npt.NDArray[np.int32], i: int) -> Box:
@@ -340,6 +366,10 @@ def redness(colour: Image | None, labels: npt.NDArray[Any], ids: list[int],
     fraction of the work on the whole image)."""
     if colour is None or colour.ndim != 3:
         return None
+    if kernels.COMPILED:
+        red_of = kernels.redness(colour[box.y : box.y2, box.x : box.x2],
+                                 labels[box.y : box.y2, box.x : box.x2], np.asarray(ids, np.int64))
+        return None if math.isnan(red_of) else red_of
     keep = member(labels[box.y : box.y2, box.x : box.x2], ids)
     # (over the box, then its pixels taken: one gather of floats, not of
     # three channels; the same values in the same order)
@@ -392,6 +422,22 @@ def find_index_places(patch: Image, glyph_size: int, limit: int = 4) -> list[Ind
 
 
 def _index_places(layer: InkLayer, glyph_size: int, limit: int) -> list[IndexPlace]:
+    if kernels.COMPILED:
+        return _index_places_compiled(layer, glyph_size, limit)
+    return _index_places_numpy(layer, glyph_size, limit)
+
+
+def _index_places_compiled(layer: InkLayer, glyph_size: int, limit: int) -> list[IndexPlace]:
+    """_index_places in one compiled call: a court card's band holds a
+    score of candidate glyphs, each seed compares them all, and in Python
+    that was a third of the band's search."""
+    places, ids = kernels.index_places(layer.labels, layer.stats, glyph_size, limit)
+    id_list: list[int] = ids.tolist()
+    return [IndexPlace(Box(rx, ry, rw, rh), Box(sx, sy, sw, sh), id_list[a:b], id_list[b:c], px)
+            for rx, ry, rw, rh, sx, sy, sw, sh, px, a, b, c in places.tolist()]
+
+
+def _index_places_numpy(layer: InkLayer, glyph_size: int, limit: int) -> list[IndexPlace]:
     cands = glyph_candidates(layer, glyph_size)
     boxes = {i: _box(layer.stats, i) for i in cands}
     found: list[IndexPlace] = []

@@ -18,12 +18,14 @@ takes part in every decision.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera import kernels
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN
 from drivers.camera.glyphs import Box, Image
 from drivers.camera.lda import Discriminant
@@ -58,10 +60,21 @@ def ink_maps(patch: Image) -> Maps:
         # (the box filter of the bytes, to float: the mean of the float copy
         # to 1 part in 10^7, in a quarter of its time)
         paper = np.asarray(cv2.boxFilter(closed, cv2.CV_32F, (5, 5)), np.float32)
+        if kernels.COMPILED:
+            out.append(kernels.ink_strength(paper, g, 20.0, 60.0, _nowhere(g.shape)))
+            continue
         ink = np.clip((paper - g.astype(np.float32)) / np.maximum(paper, 20.0), 0.0, 1.0)
         ink[paper < 60.0] = 0.0  # the ramp around the card holds no print
         out.append(ink)
     return np.stack(out).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=4)
+def _nowhere(shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:
+    """No pixel of a patch of this shape (made once, read-only)."""
+    out = np.zeros(shape, bool)
+    out.flags.writeable = False
+    return out
 
 
 def unit_rows(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
