@@ -43,13 +43,13 @@ _F = Callable[..., Any]
 # The loops as Python functions, with their signatures, in the order they
 # are defined: a loop that calls another comes after it, so it is compiled
 # after it (numba compiles a call to a loop it already has).
-_LOOPS: dict[str, tuple[_F, str]] = {}
+_LOOPS: dict[str, tuple[_F, tuple[str, ...]]] = {}
 
 
-def _jit(signature: str) -> Callable[[_F], _F]:
-    """Keep the function to be compiled for one signature on first use."""
+def _jit(*signatures: str) -> Callable[[_F], _F]:
+    """Keep the function to be compiled for these signatures on first use."""
     def keep(f: _F) -> _F:
-        _LOOPS[f.__name__] = (f, signature)
+        _LOOPS[f.__name__] = (f, signatures)
         return f
     return keep
 
@@ -61,14 +61,15 @@ def warm() -> None:
         return
     import numba  # (a third of a second to import: only where frames are read)
 
-    for name, (f, signature) in _LOOPS.items():
+    for name, (f, signatures) in _LOOPS.items():
         if name in globals():
             continue
         loop = numba.njit(cache=True, nogil=True, boundscheck=False)(f)
         # (bound before it is compiled: a loop that calls itself finds itself)
         globals()[name] = loop
-        loop.compile(signature)
-        loop.disable_compile()  # its one signature: other types are an error
+        for signature in signatures:
+            loop.compile(signature)
+        loop.disable_compile()  # its signatures only: other types are an error
 
 
 # --- label statistics ------------------------------------------------------
@@ -287,13 +288,14 @@ def _median(values: Any) -> float:
     return float(v[n // 2]) if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
 
 
-@_jit("float64(float64[::1])")
+@_jit("float64(float64[::1])", "float32(float32[::1])")
 def _pairwise_sum(a: Any) -> Any:
-    """numpy's float64 sum, in numpy's order (pairwise, eight partial sums
-    in a block of at most 128): the same bits as `a.sum()`."""
+    """numpy's sum in numpy's order and type (pairwise, eight partial sums
+    in a block of at most 128): the same bits as `a.sum()` of float64 or
+    float32 values."""
     n = len(a)
     if n < 8:
-        res = -0.0
+        res = -np.zeros(1, a.dtype)[0]  # (numpy's start, in the values' type)
         for i in range(n):
             res += a[i]
         return res
@@ -629,32 +631,6 @@ def glyph_cut(ink: Any, labels: Any, ids: Any) -> Any:
     return out
 
 
-@_jit("float32(float32[::1])")
-def _pairwise_sum32(a: Any) -> Any:
-    """numpy's float32 sum in numpy's order (as _pairwise_sum), in float32."""
-    n = len(a)
-    if n < 8:
-        res = np.float32(-0.0)
-        for i in range(n):
-            res += a[i]
-        return res
-    if n <= 128:
-        r = a[:8].copy()
-        i = 8
-        while i < n - n % 8:
-            for j in range(8):
-                r[j] += a[i + j]
-            i += 8
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        while i < n:
-            res += a[i]
-            i += 1
-        return res
-    n2 = n // 2
-    n2 -= n2 % 8
-    return _pairwise_sum32(a[:n2]) + _pairwise_sum32(a[n2:])
-
-
 @_jit("float64(uint8[:, :, :], int32[:, :], int64[::1])")
 def redness(colour: Any, labels: Any, ids: Any) -> float:
     """Mean (R - max(G, B)) / 255 over the pixels of components `ids` (a
@@ -672,7 +648,7 @@ def redness(colour: Any, labels: Any, ids: Any) -> float:
                 n += 1
     if n == 0:
         return np.nan
-    return float(_pairwise_sum32(red[:n]) / np.float32(n) / np.float32(255.0))
+    return float(_pairwise_sum(red[:n]) / np.float32(n) / np.float32(255.0))
 
 
 # --- how far a rank's faint ink runs (drivers.camera.generic.rank_spill) ------
