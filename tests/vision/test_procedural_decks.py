@@ -1,0 +1,92 @@
+"""The procedural decks (calibration/procedural_decks.py) that train the
+card-index classifier: a deck per seed, the same for a seed, 52 portrait
+BGRA faces with their index in the corner."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PIL")
+
+from calibration import procedural_decks as pd
+
+SEEDS = (0, 1)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fonts() -> None:
+    if not pd.font_paths():
+        pytest.skip("no usable font on this machine")
+
+
+@pytest.fixture(scope="module")
+def decks() -> dict[int, dict[str, np.ndarray]]:
+    return {seed: pd.procedural_deck(seed) for seed in SEEDS}
+
+
+def test_deterministic_for_a_seed(decks: dict[int, dict[str, np.ndarray]]) -> None:
+    again = pd.procedural_deck(SEEDS[0])
+    assert again.keys() == decks[SEEDS[0]].keys()
+    for code, face in again.items():
+        assert np.array_equal(face, decks[SEEDS[0]][code]), code
+
+
+def test_seeds_differ(decks: dict[int, dict[str, np.ndarray]]) -> None:
+    a, b = decks[SEEDS[0]], decks[SEEDS[1]]
+    assert pd.deck_design(SEEDS[0]) != pd.deck_design(SEEDS[1])
+    assert sum(a[c].shape != b[c].shape or not np.array_equal(a[c], b[c]) for c in a) == 52
+
+
+def test_52_bgra_portrait_faces(decks: dict[int, dict[str, np.ndarray]]) -> None:
+    codes = {r + s for r in "A23456789TJQK" for s in "SHDC"}
+    for seed, deck in decks.items():
+        assert set(deck) == codes
+        shapes = {face.shape for face in deck.values()}
+        assert len(shapes) == 1, seed
+        h, w, ch = shapes.pop()
+        assert ch == 4 and 300 <= h <= 400 and h > w
+        assert 1.34 <= h / w <= 1.76
+        assert all(face.dtype == np.uint8 for face in deck.values())
+        # opaque inside
+        assert all(int(face[h // 2, w // 2, 3]) == 255 for face in deck.values())
+
+
+def test_aspect_ratio_and_radius_ranges() -> None:
+    designs = [pd.deck_design(seed) for seed in range(40)]
+    ratios = [d.height / d.width for d in designs]
+    assert all(1.34 <= r <= 1.76 for r in ratios)
+    assert max(ratios) - min(ratios) > 0.2  # the range is used
+    assert all(0 <= d.radius <= 0.08 * d.width for d in designs)
+
+
+def test_transparent_corners_when_rounded(decks: dict[int, dict[str, np.ndarray]]) -> None:
+    for seed, deck in decks.items():
+        radius = pd.deck_design(seed).radius
+        for face in deck.values():
+            h, w = face.shape[:2]
+            corners = [face[0, 0, 3], face[0, w - 1, 3], face[h - 1, 0, 3], face[h - 1, w - 1, 3]]
+            if radius >= 3.0:  # a corner pixel wholly outside the arc
+                assert all(int(a) == 0 for a in corners), seed
+            elif radius > 0:
+                assert all(int(a) < 255 for a in corners), seed
+            else:
+                assert all(int(a) == 255 for a in corners), seed
+    # a rounded deck among the first seeds is checked even if SEEDS are square
+    seed = next(s for s in range(20) if pd.deck_design(s).radius >= 4.0)
+    face = pd.procedural_deck(seed)["AS"] if seed not in decks else decks[seed]["AS"]
+    assert int(face[0, 0, 3]) == 0 and int(face[-1, -1, 3]) == 0
+
+
+def test_index_has_ink_in_the_top_left(decks: dict[int, dict[str, np.ndarray]]) -> None:
+    for seed, deck in decks.items():
+        paper = float(np.mean(pd.deck_design(seed).paper))
+        x0, y0, x1, y1 = pd.index_box(seed)
+        w, h = next(iter(deck.values())).shape[1::-1]
+        assert 0 < x0 < x1 < 0.6 * w and 0 < y0 < y1 < 0.4 * h
+        for code, face in deck.items():
+            grey = face[y0:y1, x0:x1, :3].astype(np.float32).mean(axis=2)
+            assert (grey < paper - 60).sum() >= 10, (seed, code)
+            # the same ink, turned, in the bottom-right corner
+            turned = face[h - y1 : h - y0, w - x1 : w - x0, :3].astype(np.float32).mean(axis=2)
+            assert (turned < paper - 60).sum() >= 10, (seed, code)
