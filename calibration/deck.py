@@ -23,6 +23,9 @@ from drivers.camera.model import RANKS, RED_SUITS, SUITS, TemplateSet, Threshold
 
 ALL_CARDS = tuple(r + s for s in SUITS for r in RANKS)
 MIN_FACE_HEIGHT = 150  # pixels: smaller images do not hold a readable index
+# Height over width of a card face: poker 1.40, bridge 1.56, some national
+# decks 1.7 and more, with room for a scan's crop.
+FACE_RATIO = (1.3, 1.8)
 RED_MIN = 0.10  # redness of a red suit's ink; black suits stay below BLACK_MAX
 BLACK_MAX = 0.06
 
@@ -41,9 +44,11 @@ def load_face(path: Path) -> Image:
     h, w = img.shape[:2]
     if h < MIN_FACE_HEIGHT:
         raise CalibrationError(f"{path}: {w}x{h} is too small (at least {MIN_FACE_HEIGHT} px high)")
-    if not 1.2 <= h / w <= 1.65:
+    lo, hi = FACE_RATIO
+    if not lo <= h / w <= hi:
         raise CalibrationError(
-            f"{path}: {w}x{h} is not a card face in portrait (height/width should be about 1.4)"
+            f"{path}: {w}x{h} is not a card face in portrait (height/width is {h / w:.2f}; "
+            f"cards are {lo} to {hi}: poker 1.40, bridge 1.56, some national decks longer)"
         )
     return cv2.resize(img, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
 

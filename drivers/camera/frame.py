@@ -12,7 +12,7 @@ its surroundings, so that each corner is placed from the card's own edges
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -21,20 +21,38 @@ import numpy.typing as npt
 from drivers.camera.corner import (
     CARD_H,
     CARD_W,
+    CORNER_H,
+    CORNER_W,
     RANK_HEIGHT,
     CornerPose,
     corner_patch,
     shoe_corners,
 )
 from drivers.camera.glyphs import Image
+from drivers.camera.learned import LearnedReader
 from drivers.camera.match import CornerRead
+from drivers.camera.outline import (
+    Corner,
+    corners_in,
+    edge_corners,
+    hidden_corners,
+    same_corner,
+)
 from drivers.camera.reader import Model, read_corner
 
 __all__ = ["CARD_H", "CARD_W", "RANK_HEIGHT", "read_canonical", "read_frame"]
 
 GLYPH_CORNER_W, GLYPH_CORNER_H = 46, 92  # index corner crop used by calibration checks
 BORDER = 14  # canonical pixels of surroundings kept around a warped card
-ASPECT_RANGE = (1.22, 1.62)  # long side / short side of a card outline
+# Long side over short side of a card outline. Cards are 1.35 (some poker
+# decks) to 1.75 (some national decks) long; a photo's export may stretch
+# them (a 4:3 phone frame squeezed to a square makes a 1.4 card 1.05 or
+# 1.87), and a camera's angle foreshortens them.
+ASPECT_RANGE = (0.95, 2.0)
+# An outline this near to a square may have its top on either side: its
+# corners are read both ways (an index on its side is no index to the
+# learned reader).
+SQUARISH = 1.3
 MIN_SOLIDITY = 0.90  # contour area / rectangle area
 
 
@@ -159,7 +177,12 @@ def read_canonical(card: Image, model: Model
 
 def read_bordered(bordered: Image, model: Model
                   ) -> tuple[str | None, float, tuple[CornerRead | None, ...]]:
-    reads = tuple(read_corner(model, p) for p in corner_patches(bordered))
+    return decide(tuple(read_corner(model, p) for p in corner_patches(bordered)))
+
+
+def decide(reads: tuple[CornerRead, ...]
+           ) -> tuple[str | None, float, tuple[CornerRead | None, ...]]:
+    """The card of a card's corner reads: the one card they read, else none."""
     cards = {r.card for r in reads if r.card is not None}
     if len(cards) != 1:
         # No corner read, or the two corners disagree: never guess.
@@ -172,16 +195,314 @@ def read_bordered(bordered: Image, model: Model
     return card_code, conf, reads
 
 
+def size_range(shape: tuple[int, ...]) -> tuple[float, float]:
+    """Card widths looked for in an image: from 1/12 of its short side up to 3/4."""
+    short = float(min(shape[0], shape[1]))
+    return (max(40.0, short / 12.0), short * 0.75)
+
+
 def read_frame(frame: Image, model: Model,
                short_side: tuple[float, float] = (60.0, 260.0)) -> list[CardInFrame]:
-    """Every card found in a BGR (or grey) frame, read or not, left to right."""
+    """Every card found in a BGR (or grey) frame, read or not, left to right.
+    The learned reader reads every card corner on the cards' outlines
+    (read_by_corners: cards that overlap, or that the image's edge cuts);
+    the others read the two index corners of each whole card."""
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    if isinstance(model, LearnedReader):
+        cards = read_by_corners(frame, gray, model, short_side)
+        if any(c.card for c in cards):
+            return cards
+        # Nothing read: the image may be one card's face, edge to edge (a
+        # deck's artwork): read it again laid on a dark surround.
+        pad = max(8, min(gray.shape[:2]) // 8)
+        padded = cv2.copyMakeBorder(frame, pad, pad, pad, pad, cv2.BORDER_CONSTANT,
+                                    value=(40, 40, 40) if frame.ndim == 3 else 40)
+        wide = (short_side[0], max(short_side[1], float(min(gray.shape[:2]))))
+        again = read_by_corners(padded, cv2.copyMakeBorder(gray, pad, pad, pad, pad,
+                                                           cv2.BORDER_CONSTANT, value=40),
+                                model, wide)
+        if not any(c.card for c in again):
+            return cards
+        return [replace(c, centre=(c.centre[0] - pad, c.centre[1] - pad)) for c in again]
     out: list[CardInFrame] = []
     for found in find_cards(gray, short_side):
         if not found.single:
             out.append(CardInFrame(None, 0.0, found.centre, (None, None)))
             continue
-        card, conf, reads = read_bordered(warp_card(frame, found.corners, BORDER), model)
+        tops = [found.corners]
+        if found.size[1] < SQUARISH * found.size[0]:
+            tops.append(np.roll(found.corners, 1, axis=0))
+        card, conf, reads = decide(tuple(
+            read_corner(model, p) for corners in tops
+            for p in corner_patches(warp_card(frame, corners, BORDER))))
         out.append(CardInFrame(card, conf, found.centre, (reads[0], reads[1])))
+    out.sort(key=lambda c: (c.centre[0], c.centre[1]))
+    return out
+
+
+# Canonical corner points an index corner's patch must show in the image:
+# the index region's four corners (a card the image's edge cuts is read
+# when its index is in view).
+_INDEX_BOX = ((0.0, 0.0), (CORNER_W, 0.0), (0.0, CORNER_H * 0.8), (CORNER_W, CORNER_H * 0.8))
+CARD_CENTRE = (CARD_W / 2.0, CARD_H / 2.0)
+
+
+def _index_in_view(shape: tuple[int, ...], pose: CornerPose) -> bool:
+    h, w = shape[0], shape[1]
+    for cx, cy in _INDEX_BOX:
+        x, y = pose.to_image(cx, cy)
+        if not (-2.0 <= x <= w + 1.0 and -2.0 <= y <= h + 1.0):
+            return False
+    return True
+
+
+def region_widths(mask: Image, short_side: tuple[float, float]) -> dict[int, float]:
+    """The card width of each outline that is one whole card (its short
+    side), by the outline's number in cv2.findContours' external order."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    lo, hi = short_side
+    out: dict[int, float] = {}
+    for i, c in enumerate(contours):
+        (_, _), (w, h), _ = cv2.minAreaRect(c)
+        short, long_ = min(w, h), max(w, h)
+        if short < 0.85 * lo or short > 1.15 * hi:
+            continue
+        # One card fills its box and is a quadrilateral; cards that overlap
+        # make an outline of six sides or more, which may fill its box well.
+        fill = cv2.contourArea(c) / max(w * h, 1.0)
+        sides = len(cv2.approxPolyDP(c, 0.03 * cv2.arcLength(c, True), True))
+        if (ASPECT_RANGE[0] <= long_ / short <= ASPECT_RANGE[1] and fill >= MIN_SOLIDITY
+                and sides == 4):
+            out[i] = short
+    return out
+
+
+def _corner_width(corner: Corner, widths: dict[int, float], typical: float | None,
+                  short_side: tuple[float, float]) -> float:
+    """The width of the card a corner belongs to: its outline's, when that
+    is one whole card; else the cards' in the image (typical_width); else
+    what its own sides say (the shorter, or the longer over 1.75)."""
+    if corner.region in widths:
+        return widths[corner.region]
+    if typical is not None:
+        return typical
+    a, b = sorted(corner.sides)
+    return float(np.clip(max(a, b / 1.75), short_side[0], short_side[1]))
+
+
+# Where nothing says how wide a corner's card is, it is read at widths from
+# what its sides allow up to the largest looked for, each this much wider
+# than the last: the network reads an index 18 % off its scale.
+WIDTH_STEP = 1.35
+
+
+def _widths(corner: Corner, widths: dict[int, float], typical: float | None,
+            short_side: tuple[float, float]) -> list[float]:
+    """The card widths a corner is read at: the one its outline or the
+    image says; else from its own sides' estimate (a side cut short by the
+    image's edge or by another card is a lower bound) up."""
+    w = _corner_width(corner, widths, typical, short_side)
+    if corner.region in widths or typical is not None:
+        return [w]
+    out = []
+    while w <= short_side[1] * 1.05:
+        out.append(w)
+        w *= WIDTH_STEP
+    return out or [short_side[1]]
+
+
+def _one_per_corner(corner_ids: list[int], reads: list[CornerRead]) -> list[CornerRead]:
+    """A corner read at several widths reads one card: the surest read of
+    it, the others unread; where its widths read different cards, none."""
+    best: dict[int, tuple[float, int]] = {}
+    codes: dict[int, set[str]] = {}
+    for k, (i, r) in enumerate(zip(corner_ids, reads, strict=True)):
+        if r.card is None:
+            continue
+        codes.setdefault(i, set()).add(r.card)
+        if i not in best or r.confidence > best[i][0]:
+            best[i] = (r.confidence, k)
+    keep = {k for i, (_, k) in best.items() if len(codes[i]) == 1}
+    return [r if r.card is None or k in keep else replace(r, card=None)
+            for k, r in enumerate(reads)]
+
+
+def typical_width(widths: dict[int, float], corners: list[Corner],
+                  short_side: tuple[float, float]) -> float | None:
+    """The width of the cards in an image (cards on one table are one size):
+    the median of the whole cards', else of the corners whose two sides run
+    straight as far as a card's width and length (a card on top of its hand,
+    the lowest card of a cascade)."""
+    if widths:
+        return float(np.median(list(widths.values())))
+    whole = [min(c.sides) for c in corners
+             if 1.2 <= max(c.sides) / max(min(c.sides), 1.0) <= 1.85
+             and short_side[0] <= min(c.sides) <= short_side[1]]
+    return float(np.median(whole)) if whole else None
+
+
+WHITE_MIN = 80  # the least channel of card white, grey levels, at the dimmest exposure
+
+
+def card_masks(frame: Image, gray: Image, short_side: tuple[float, float]) -> list[Image]:
+    """Masks at half size of what may be cards, each of which finds some
+    cards the others miss: lighter than the neighbourhood of a small card
+    (felt, cards up to a few times the smallest width, as card_mask); the
+    same for the neighbourhood of a large card (a close camera); and white
+    (the least of the three channels over its Otsu threshold: paper is
+    bright in every channel, wood and felt are not). A proposal costs only
+    the reads of its corners, and the reader refuses what is no index."""
+    h, w = gray.shape[:2]
+    half = (w // 2, h // 2)
+    small = cv2.GaussianBlur(cv2.resize(gray, half, interpolation=cv2.INTER_AREA), (5, 5), 0)
+    block = int(max(31, short_side[0] * 0.8)) | 1
+    masks = [_cleaned(cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                            cv2.THRESH_BINARY, block, -20))]
+    big = int(min(small.shape) * 0.45) | 1
+    if big > 2 * block:
+        masks.append(_cleaned(cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                                    cv2.THRESH_BINARY, big, -12)))
+    if frame.ndim == 3:
+        colour = cv2.resize(frame, half, interpolation=cv2.INTER_AREA)
+        b, g, r = cv2.split(colour)
+        white = cv2.GaussianBlur(cv2.min(cv2.min(b, g), r), (5, 5), 0)
+        level, otsu = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        # Only where what Otsu splits off is white at all: on a bare felt
+        # it splits the felt's own grain.
+        if level >= WHITE_MIN:
+            masks.append(_cleaned(otsu))
+    return masks
+
+
+def _cleaned(mask: Image) -> Image:
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    out: Image = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    return out
+
+
+@dataclass
+class _Proposals:
+    """Card corners proposed by every mask and by straight edges, and what
+    each mask's outlines say of card widths."""
+
+    corners: list[Corner]
+    widths: dict[int, float]  # outline -> card width, for outlines of one whole card
+    regions: dict[int, Image]  # outline -> contour, card-sized ones
+    card: Image  # the masks' union, at half size
+
+
+def _proposals(frame: Image, gray: Image, short_side: tuple[float, float]) -> _Proposals:
+    corners: list[Corner] = []
+    widths: dict[int, float] = {}
+    regions: dict[int, Image] = {}
+    # The masks are at half size: outlines, widths and corners doubled.
+    half = (short_side[0] / 2, short_side[1] / 2)
+    masks = card_masks(frame, gray, short_side)
+    for m, mask in enumerate(masks):
+        offset = (m + 1) * 1_000_000  # outline numbers unique across masks
+        for c in corners_in(mask, half[0]):
+            moved = replace(c, point=(2 * c.point[0], 2 * c.point[1]),
+                            sides=(2 * c.sides[0], 2 * c.sides[1]), region=c.region + offset)
+            if not any(same_corner(moved, k, 0.2 * short_side[0]) for k in corners):
+                corners.append(moved)
+        widths.update({r + offset: 2 * w for r, w in region_widths(mask, half).items()})
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        regions.update({i + offset: 2 * c for i, c in enumerate(contours)
+                        if cv2.contourArea(c) >= 0.8 * half[0] ** 2})
+    for c in edge_corners(gray, short_side[0]):
+        if not any(same_corner(c, k, 0.2 * short_side[0]) for k in corners):
+            corners.append(c)
+    union = masks[0].copy()
+    for mask in masks[1:]:
+        cv2.bitwise_or(union, mask, dst=union)
+    return _Proposals(corners, widths, regions, union)
+
+
+Reads = list[tuple[CornerPose, CornerRead]]
+
+
+def _region_cards(contour: Image, reads: Reads, whole: bool
+                  ) -> list[CardInFrame]:
+    """The cards of one outline. One whole card: one card, which its corners
+    must agree on (never a guess), or none. Cards that touch or overlap:
+    one card per code read; none when no corner was read, if it has two
+    card corners or more (else it is no card's outline)."""
+    sure = [(p, r) for p, r in reads if r.card is not None]
+    if not whole and not sure and len(reads) < 2:
+        return []  # a blotch of the felt, no card's outline
+    if whole or not sure:
+        (cx, cy), _, _ = cv2.minAreaRect(contour)
+        card, conf, _ = decide(tuple(r for _, r in reads))
+        best = [r for _, r in sure if r.card == card][:2]
+        return [CardInFrame(card, conf, (float(cx), float(cy)),
+                            (best[0] if best else None, best[1] if len(best) > 1 else None))]
+    out = []
+    for code in sorted({r.card for _, r in sure if r.card is not None}):
+        same = [(p, r) for p, r in sure if r.card == code]
+        centre = np.mean([p.to_image(*CARD_CENTRE) for p, _ in same], axis=0)
+        conf = 1.0 - float(np.prod([1.0 - r.confidence for _, r in same]))
+        out.append(CardInFrame(code, conf, (float(centre[0]), float(centre[1])),
+                               (same[0][1], same[1][1] if len(same) > 1 else None)))
+    return out
+
+
+def _on_card(card: Image, corner: Corner, width: float) -> bool:
+    """A corner's card lies on card-like ground (the half-size mask) just
+    inside the corner: a hidden corner proposed out on the felt is none."""
+    x = corner.point[0] + 0.15 * width * (corner.a[0] + corner.b[0])
+    y = corner.point[1] + 0.15 * width * (corner.a[1] + corner.b[1])
+    i, j = int(y / 2), int(x / 2)
+    return 0 <= i < card.shape[0] and 0 <= j < card.shape[1] and bool(card[i, j])
+
+
+def corner_reads(frame: Image, gray: Image, model: LearnedReader,
+                 short_side: tuple[float, float]
+                 ) -> tuple[_Proposals, float | None, list[tuple[Corner, CornerPose, CornerRead]]]:
+    """Every corner proposed (on outlines, where edges meet, hidden a width
+    along a side), each read at its width or widths: the proposals, the
+    cards' width in the image, and each corner's pose and read."""
+    found = _proposals(frame, gray, short_side)
+    typical = typical_width(found.widths, found.corners, short_side)
+    corners = list(found.corners)
+    if typical is not None:
+        for c in hidden_corners(found.corners, typical):
+            if _on_card(found.card, c, typical) and not any(
+                    same_corner(c, k, 0.2 * short_side[0]) for k in corners):
+                corners.append(c)
+    poses = [(i, c, c.pose(w)) for i, c in enumerate(corners)
+             for w in _widths(c, found.widths, typical, short_side)]
+    poses = [(i, c, p) for i, c, p in poses if _index_in_view(frame.shape, p)]
+    reads = _one_per_corner(
+        [i for i, _, _ in poses], model.read_corners([corner_patch(frame, p) for *_, p in poses]))
+    return found, typical, [(c, p, r) for (_, c, p), r in zip(poses, reads, strict=True)]
+
+
+def read_by_corners(frame: Image, gray: Image, model: LearnedReader,
+                    short_side: tuple[float, float]) -> list[CardInFrame]:
+    """Every card corner proposed on the card outlines of each mask
+    (card_masks) and where straight edges meet (drivers.camera.outline),
+    read in one pass of the network. Each outline's cards (_region_cards);
+    a corner where edges meet belongs to no outline, and each card it reads
+    is a card. The same card found more than once is one card; a card
+    found but not read is dropped where a read card lies."""
+    found, typical, read = corner_reads(frame, gray, model, short_side)
+    by_region: dict[int, Reads] = {}
+    for c, p, r in read:
+        by_region.setdefault(c.region, []).append((p, r))
+    cards: list[CardInFrame] = []
+    for region, contour in found.regions.items():
+        cards += _region_cards(contour, by_region.get(region, []), region in found.widths)
+    for p, r in by_region.get(-1, []):
+        if r.card is not None:
+            centre = p.to_image(*CARD_CENTRE)
+            cards.append(CardInFrame(r.card, r.confidence, (float(centre[0]), float(centre[1])),
+                                     (r, None)))
+    near = 0.6 * (typical or short_side[0])
+    out: list[CardInFrame] = []
+    for card in sorted((c for c in cards if c.card), key=lambda c: -c.confidence) + \
+            [c for c in cards if not c.card]:
+        if not any(np.hypot(card.centre[0] - k.centre[0], card.centre[1] - k.centre[1]) < near
+                   and (card.card == k.card or card.card is None) for k in out):
+            out.append(card)
     out.sort(key=lambda c: (c.centre[0], c.centre[1]))
     return out

@@ -15,10 +15,11 @@ import numpy as np
 from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN, RANK_HEIGHT
 from drivers.camera.generic import GenericReader
 from drivers.camera.glyphs import Box, Image, find_indices
+from drivers.camera.learned import LearnedReader
 from drivers.camera.match import CalibratedReader, CornerRead
 from drivers.camera.model import GlyphModel
 
-Model = GlyphModel | CalibratedReader | GenericReader
+Model = GlyphModel | CalibratedReader | GenericReader | LearnedReader
 
 
 class Reader(Protocol):

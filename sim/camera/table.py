@@ -63,3 +63,40 @@ def scene(
         placed.append(PlacedCard(code, (cx, cy), width, angle))
     conditions = (optics or OpticsRange(motion=(0.0, 1.5))).draw(rng, size)
     return Scene(expose(frame, conditions, rng), placed)
+
+
+def cascade(
+    deck: Deck,
+    hands: Sequence[Sequence[str]],
+    seed: int,
+    size: tuple[int, int] = (1280, 800),
+    width: float = 110.0,
+    felt: tuple[int, int, int] = FELT,
+    optics: OpticsRange | None = None,
+) -> Scene:
+    """Hands as a dealer lays them: each hand's cards cascaded, every card
+    lying over the one before it moved right and down (a random step of
+    0.25-0.35 of the card's width and 0.15-0.3 of its height), so that only
+    the index corner of each lower card shows; hands in a row along the
+    table, each turned a little. `cards` in the Scene are in dealing order,
+    centre and angle of each."""
+    rng = np.random.default_rng(seed)
+    frame = background(size, felt, seed, grain=6.0)
+    placed: list[PlacedCard] = []
+    w, h = size
+    height = 1.4 * width
+    slot = w / max(len(hands), 1)
+    for k, hand in enumerate(hands):
+        angle = float(rng.uniform(-20.0, 20.0))
+        a = np.deg2rad(angle)
+        right = np.array([np.cos(a), np.sin(a)])
+        down = np.array([-np.sin(a), np.cos(a)])
+        step = (right * rng.uniform(0.25, 0.35) * width + down * rng.uniform(0.15, 0.3) * height)
+        n = len(hand)
+        start = np.array([slot * (k + 0.5), h * 0.5]) - step * (n - 1) / 2
+        for i, code in enumerate(hand):
+            cx, cy = start + step * i
+            place(frame, deck[code], card_corners(float(cx), float(cy), width, height, angle))
+            placed.append(PlacedCard(code, (float(cx), float(cy)), width, angle))
+    conditions = (optics or OpticsRange(motion=(0.0, 1.5))).draw(rng, size)
+    return Scene(expose(frame, conditions, rng), placed)

@@ -60,3 +60,40 @@ def test_empty_and_black_frames_have_no_cards() -> None:
     assert read_frame(background((640, 480), FELT, 1), model) == []
     assert read_frame(np.zeros((480, 640, 3), np.uint8), model) == []
     assert read_frame(np.full((480, 640, 3), 255, np.uint8), model) == []
+
+
+def test_the_learned_reader_reads_scattered_and_overlapping_cards() -> None:
+    """The learned reader reads every card corner in view: scattered cards,
+    a pair lying on each other; never a card that is not there."""
+    from drivers.camera.learned import learned_model
+
+    deck = get_deck("npm-cardsjs")
+    model = learned_model()
+    rng = np.random.default_rng(11)
+    total = read = 0
+    for seed in range(6):
+        cards = [ALL_CARDS[int(i)] for i in rng.choice(52, 3, replace=False)]
+        s = scene(deck, cards, seed=seed, felt=LIGHT_TABLE if seed % 2 else FELT)
+        got = {g.card for g in read_frame(s.image, model, (70.0, 180.0))} - {None}
+        assert got <= set(cards)
+        total += len(cards)
+        read += len(got)
+    # Measured 14 of 18 with the shipped thresholds (small, turned cards
+    # refused); bench.vision_oof has the figures out of fold.
+    assert read >= 0.7 * total
+    for seed, (a, b) in enumerate([("AS", "KH"), ("6C", "9C"), ("TD", "2S")]):
+        frame = background((640, 480), FELT, seed)
+        place(frame, deck[a], card_corners(280, 240, 140, 196, 10.0 + 20 * seed))
+        place(frame, deck[b], card_corners(350, 260, 140, 196, -25.0))
+        image = expose(frame, Optics(noise=2.0), np.random.default_rng(seed))
+        got = {g.card for g in read_frame(image, model, (70.0, 180.0))} - {None}
+        assert got <= {a, b} and b in got  # the card on top, at least
+
+
+def test_the_learned_reader_finds_nothing_on_an_empty_table() -> None:
+    from drivers.camera.learned import learned_model
+
+    model = learned_model()
+    assert read_frame(background((640, 480), FELT, 1), model) == []
+    assert read_frame(np.zeros((480, 640, 3), np.uint8), model) == []
+    assert read_frame(np.full((480, 640, 3), 255, np.uint8), model) == []

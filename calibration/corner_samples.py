@@ -1,0 +1,306 @@
+"""Training views of index corners for the learned reader (development time).
+
+Each sample is a corner patch exactly as the run-time readers get one
+(drivers.camera.corner.corner_patch: the card's top left corner upright at
+canonical scale, 64 x 116 pixels with an 8 pixel margin), drawn from a deck
+face the way a camera would show it:
+
+- the card seen at a camera scale of 0.35 to 2.2 canonical (a card 70 to
+  440 pixels wide), rendered at that scale and only then brought back to
+  canonical, so that the detail a small card loses is lost;
+- the corner placed with the error a run-time corner finder makes (a few
+  pixels, a few degrees, a tenth in scale; more for corners placed from ink),
+  under a slight perspective, with the card's own aspect ratio kept
+  (the shoe: one scale from the card's width) or squeezed to the canonical
+  card (frame mode warps the whole outline to 200 x 280), and the picture
+  stretched by up to a third along some direction (a slanted camera, a
+  photo's export squeezed to a square);
+- what lies round the card: the dark ramp, felt, wood, a lighter table,
+  another card; and another card lying over this one, off its index (a
+  cascaded hand);
+- the camera: exposure, colour cast, uneven light, glare, defocus, motion
+  blur, sharpening, noise, JPEG, and now and then no colour at all.
+
+Negatives ("not an index") are the same views of what a corner finder also
+hands the reader: a window on a card's face away from its index (pips, a
+court picture), a card's back, the felt, an index covered by another card,
+and a card turned a quarter (its index on its side).
+
+Seeded: `samples(deck, n, seed)` gives the same views for the same seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.corner import CARD_H, CARD_W, CORNER_H, CORNER_W, MARGIN
+from drivers.camera.glyphs import Image
+from drivers.camera.learned import NOT_AN_INDEX, RANKS, SUITS
+
+PATCH_W, PATCH_H = CORNER_W + 2 * MARGIN, CORNER_H + 2 * MARGIN
+Deck = dict[str, Image]
+Matrix = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Sample:
+    patch: Image  # PATCH_H x PATCH_W x 3, BGR
+    rank: int  # index into RANKS, or NOT_AN_INDEX
+    suit: int  # index into SUITS, or -1 where there is no index
+
+
+def _bgra(face: Image) -> Image:
+    if face.ndim == 2:
+        return cv2.cvtColor(face, cv2.COLOR_GRAY2BGRA)
+    if face.shape[2] == 3:
+        return cv2.cvtColor(face, cv2.COLOR_BGR2BGRA)
+    return face
+
+
+def _surround(rng: np.random.Generator, w: int, h: int) -> F32:
+    """What lies round the card: ramp, felt, wood, a light table or noise."""
+    kind = rng.integers(0, 6)
+    if kind == 0:  # the shoe's dark ramp
+        base = np.full(3, rng.uniform(10, 80))
+    elif kind == 1:  # felt: green, blue, red or grey
+        base = np.array([rng.uniform(20, 90), rng.uniform(60, 140), rng.uniform(10, 60)])
+        base = base[rng.permutation(3)] if rng.random() < 0.35 else base
+    elif kind == 2:  # wood
+        base = np.array([rng.uniform(30, 90), rng.uniform(70, 140), rng.uniform(110, 190)])
+    elif kind == 3:  # a light table (still darker than the card, mostly)
+        base = np.full(3, rng.uniform(110, 200)) + rng.uniform(-15, 15, 3)
+    else:
+        base = rng.uniform(0, 200, 3)
+    coarse = rng.normal(0.0, rng.uniform(2, 20), (h // 6 + 2, w // 6 + 2, 3)).astype(np.float32)
+    img: F32 = np.asarray(cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC), np.float32)
+    img += base.astype(np.float32)[None, None, :]
+    if kind == 5:  # stripes or print (a tablecloth, a magazine)
+        period = rng.uniform(3, 20)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        a = rng.uniform(0, np.pi)
+        img += (40 * np.sin((xx * np.cos(a) + yy * np.sin(a)) / period)).astype(np.float32)[
+            :, :, None]
+    return img
+
+
+def _card_back(rng: np.random.Generator, w: int = 250, h: int = 350) -> Image:
+    """A card back: a border round a lattice, stripes or a solid colour."""
+    colour = rng.uniform(0, 255, 3)
+    back = np.zeros((h, w, 4), np.uint8)
+    back[:, :, 3] = 255
+    back[:, :, :3] = 245
+    inset = int(rng.uniform(0, 20))
+    inner = back[inset : h - inset, inset : w - inset, :3]
+    inner[:] = colour.astype(np.uint8)
+    kind = rng.integers(0, 3)
+    yy, xx = np.mgrid[0 : inner.shape[0], 0 : inner.shape[1]].astype(np.float32)
+    period = rng.uniform(4, 18)
+    if kind == 0:
+        pattern = (np.sin((xx + yy) / period) * np.sin((xx - yy) / period)) > 0
+    elif kind == 1:
+        pattern = np.sin(xx / period) > 0
+    else:
+        pattern = np.zeros_like(xx, bool)
+    inner[pattern] = np.clip(colour * rng.uniform(0.3, 1.6), 0, 255).astype(np.uint8)
+    return back
+
+
+def _camera(img: F32, rng: np.random.Generator) -> Image:
+    """Exposure, colour cast, uneven light, glare, blur, noise and JPEG."""
+    h, w = img.shape[:2]
+    img = img * rng.uniform(0.55, 1.3) + rng.uniform(-25, 20)
+    img *= rng.uniform(0.8, 1.2, 3).astype(np.float32)[None, None, :]
+    slope = rng.uniform(-0.4, 0.4, 2)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    img *= (1.0 + slope[0] * (xx / w - 0.5) + slope[1] * (yy / h - 0.5))[:, :, None]
+    if rng.random() < 0.25:
+        gx, gy = rng.uniform(0, w), rng.uniform(0, h)
+        sigma = rng.uniform(0.1, 0.6) * max(w, h)
+        spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma * sigma))
+        img += (spot * rng.uniform(30, 140))[:, :, None]
+    defocus = rng.uniform(0.0, 1.6) if rng.random() < 0.7 else 0.0
+    if defocus > 0.3:
+        img = np.asarray(cv2.GaussianBlur(img, (0, 0), defocus), np.float32)
+    if rng.random() < 0.35:
+        n = int(rng.integers(2, 7))
+        kernel = np.zeros((n, n), np.float32)
+        kernel[n // 2, :] = 1.0 / n
+        rot = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), rng.uniform(0, 180), 1.0)
+        kernel = np.asarray(cv2.warpAffine(kernel, rot, (n, n)), np.float32)
+        img = np.asarray(cv2.filter2D(img, -1, kernel / max(float(kernel.sum()), 1e-6)),
+                         np.float32)
+    if rng.random() < 0.2:  # a phone's sharpening
+        soft = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.8, 2.0))
+        img = np.asarray(cv2.addWeighted(img, 1.0 + (a := rng.uniform(0.3, 1.2)), soft, -a, 0.0),
+                         np.float32)
+    img += rng.normal(0.0, rng.uniform(0.5, 9.0), img.shape).astype(np.float32)
+    if rng.random() < 0.15:
+        # A monochrome camera (an infrared shoe camera) or a grey export: the
+        # suit must be read from its shape, not from its colour alone.
+        grey = img @ np.array([0.114, 0.587, 0.299], np.float32)
+        img = np.repeat(grey[:, :, None], 3, axis=2)
+    out: Image = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.6:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        if decoded is not None:
+            out = decoded
+    return out
+
+
+def _similarity(angle_deg: float, scale: float, tx: float, ty: float) -> Matrix:
+    a = np.deg2rad(angle_deg)
+    c, s = np.cos(a) * scale, np.sin(a) * scale
+    return np.array([[c, -s, tx], [s, c, ty], [0.0, 0.0, 1.0]])
+
+
+def _stretch(angle: float, factor: float) -> Matrix:
+    c, s = np.cos(angle), np.sin(angle)
+    rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    out: Matrix = rot @ np.diag([factor, 1.0, 1.0]) @ rot.T
+    return out
+
+
+def _perspective(rng: np.random.Generator, amount: float) -> Matrix:
+    m = np.eye(3)
+    m[2, 0], m[2, 1] = rng.normal(0.0, amount, 2)
+    return m
+
+
+def _draw(dst: F32, face: Image, cam_to_face: Matrix) -> None:
+    """Composite a BGRA face into a float BGR view through a 3x3 map from
+    view pixels to face pixels."""
+    h, w = dst.shape[:2]
+    warped = cv2.warpPerspective(face, cam_to_face, (w, h),
+                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
+    dst *= 1.0 - alpha
+    dst += warped[:, :, :3].astype(np.float32) * alpha
+
+
+@dataclass(frozen=True)
+class View:
+    """Where the corner finder puts the canonical corner on the card: the
+    window's offset on the face (canonical px), its turn and scale error."""
+
+    dx: float
+    dy: float
+    angle: float
+    scale: float
+
+
+def _view(rng: np.random.Generator, negative_window: bool) -> View:
+    if negative_window:  # a window on the face away from its index
+        if rng.random() < 0.5:
+            # (not as far as the top right corner: some decks print an index there)
+            dx, dy = rng.uniform(38, CARD_W - 80), rng.uniform(-10, CARD_H - 90)
+        else:
+            dx, dy = rng.uniform(-10, CARD_W - 40), rng.uniform(75, CARD_H - 90)
+        return View(dx, dy, rng.uniform(-6, 6), float(np.exp(rng.uniform(-0.2, 0.2))))
+    wide = rng.random() < 0.25  # a corner placed from ink, or a poor edge
+    spread = 6.0 if wide else 2.5
+    return View(float(np.clip(rng.normal(0, spread), -8, 8)),
+                float(np.clip(rng.normal(0, spread), -8, 8)),
+                float(np.clip(rng.normal(0, 2.0 if wide else 1.0), -6, 6)),
+                float(np.exp(np.clip(rng.normal(0, 0.07), -0.18, 0.18))))
+
+
+def render(face: Image, rng: np.random.Generator, view: View, *, over: Image | None = None,
+           cover_index: bool = False) -> Image:
+    """One corner patch of `face` (BGRA) seen through `view`, optionally with
+    another card `over` it (off the index, or over it when cover_index)."""
+    face = _bgra(face)
+    fh, fw = face.shape[:2]
+    k = float(np.exp(rng.uniform(np.log(0.35), np.log(2.2))))  # camera px per canonical px
+    vw, vh = int(np.ceil(PATCH_W * k)), int(np.ceil(PATCH_H * k))
+    # Face pixels per canonical pixel: one scale from the card's width (the
+    # shoe), or the outline squeezed to the canonical card (frame mode).
+    sx = fw / CARD_W
+    sy = sx if rng.random() < 0.5 else fh / CARD_H
+    # camera view px -> canonical patch px -> canonical card px (with the
+    # corner finder's error) -> face px
+    view_to_patch = np.diag([1.0 / k, 1.0 / k, 1.0])
+    patch_to_card = _similarity(view.angle, view.scale, view.dx - MARGIN, view.dy - MARGIN)
+    card_to_face = np.diag([sx, sy, 1.0])
+    persp = _perspective(rng, 0.0015 / k)
+    if rng.random() < 0.5:
+        # The picture stretched along some direction: a camera looking at
+        # the table at a slant, or a photo's export squeezing its frame.
+        persp = _stretch(rng.uniform(0, np.pi), float(np.exp(rng.uniform(-0.33, 0.33)))) @ persp
+    m = card_to_face @ patch_to_card @ view_to_patch @ persp
+    # A face far larger than the view is shrunk first (the camera integrates
+    # over a pixel; linear sampling alone would alias fine strokes).
+    shrink = min(1.0, 1.5 / np.sqrt(abs(np.linalg.det(m[:2, :2]))))
+    if shrink < 0.9:
+        face = cv2.resize(face, (max(1, round(fw * shrink)), max(1, round(fh * shrink))),
+                          interpolation=cv2.INTER_AREA)
+        m = np.diag([shrink, shrink, 1.0]) @ m
+    img = _surround(rng, vw, vh)
+    _draw(img, face, m)
+    if over is not None:
+        _draw(img, _bgra(over), _over_map(rng, over, k, cover_index))
+    return cv2.resize(_camera(img, rng), (PATCH_W, PATCH_H), interpolation=cv2.INTER_LINEAR)
+
+
+def _over_map(rng: np.random.Generator, over: Image, k: float, cover_index: bool) -> Matrix:
+    """Map from view px to the face of a card lying over the corner: its top
+    left corner right of the index or below it (a cascade), or on it."""
+    ow = over.shape[1]
+    s = ow / CARD_W
+    if cover_index:
+        x0, y0 = rng.uniform(-4, 22), rng.uniform(-4, 40)
+    elif rng.random() < 0.5:
+        x0, y0 = rng.uniform(44, 70), rng.uniform(-60, 100)
+    else:
+        x0, y0 = rng.uniform(-60, 60), rng.uniform(92, 125)
+    place = _similarity(rng.uniform(-15, 15), 1.0, x0 + MARGIN, y0 + MARGIN)
+    # view px -> patch px -> the over card's canonical px -> its face px
+    out: Matrix = np.diag([s, s, 1.0]) @ np.linalg.inv(place) @ np.diag([1.0 / k, 1.0 / k, 1.0])
+    return out
+
+
+def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3) -> Sample:
+    """One random view from a deck: an index corner (either of the card's
+    two, the bottom right turned half a turn) or, with chance `negative`,
+    something a corner finder hands the reader that is no index."""
+    codes = sorted(deck)
+    code = codes[int(rng.integers(0, len(codes)))]
+    face = _bgra(deck[code])
+    if rng.random() < 0.5:
+        face = np.ascontiguousarray(face[::-1, ::-1])
+    over = None
+    if rng.random() < 0.3:
+        over = _bgra(deck[codes[int(rng.integers(0, len(codes)))]])
+        if rng.random() < 0.5:
+            over = np.ascontiguousarray(over[::-1, ::-1])
+    if rng.random() >= negative:
+        patch = render(face, rng, _view(rng, False), over=over)
+        return Sample(patch, RANKS.index(code[0]), SUITS.index(code[1]))
+    kind = rng.integers(0, 5)
+    if kind == 0:  # a card's back
+        patch = render(_card_back(rng), rng, _view(rng, False))
+    elif kind == 1:  # the index covered by a card lying over it
+        cover = over if over is not None else _bgra(deck[codes[int(rng.integers(0, 52))]])
+        patch = render(face, rng, _view(rng, False), over=cover, cover_index=True)
+    elif kind == 2:  # a card turned a quarter: its index on its side
+        turned = np.ascontiguousarray(np.rot90(face, 1 if rng.random() < 0.5 else 3))
+        patch = render(turned, rng, _view(rng, False))
+    elif kind == 3:  # the felt alone, or the card's edge far from its corner
+        empty = np.zeros((8, 8, 4), np.uint8)
+        patch = render(empty, rng, _view(rng, False))
+    else:  # a window on the face away from the index
+        patch = render(face, rng, _view(rng, True), over=over)
+    return Sample(patch, NOT_AN_INDEX, -1)
+
+
+def samples(deck: Deck, n: int, seed: int, negative: float = 0.3) -> Iterator[Sample]:
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        yield sample(deck, rng, negative)

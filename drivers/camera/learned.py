@@ -1,0 +1,161 @@
+"""The learned reader: a small convolutional network reads an index corner.
+
+The network was trained at development time (calibration.corner_train,
+PyTorch) on corner patches of many deck designs, real and procedural, under
+the camera conditions of calibration.corner_samples, and judged only on
+designs it did not learn from (bench.vision_oof). It ships as ONNX
+(`data/corner_net.onnx`, package data) and runs in OpenCV's dnn module:
+no deep-learning library on the table.
+
+Input: the corner patch (drivers.camera.corner.corner_patch, 64 x 116 BGR)
+shrunk to half (32 x 58), each patch scaled to zero mean and unit spread
+(exposure and white balance differ from camera to camera; the shapes do
+not). Output: one distribution over the thirteen ranks and "not an index",
+one over the four suits. A card is read only when the rank is an index
+rank, both the rank and the suit are sure past their thresholds (set out of
+fold so that no left-out design was misread), and the frame's other reads
+do not disagree (drivers.camera.frame, drivers.camera.shoe): never a guess.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.glyphs import Image
+from drivers.camera.match import CornerRead
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+NOT_AN_INDEX = len(RANKS)  # the rank head's last class
+NET_W, NET_H = 32, 58  # the network's input, half the corner patch
+MODEL_PATH = Path(__file__).resolve().parent / "data" / "corner_net.onnx"
+FORMAT = "croupier-corner-net"
+VERSION = 1
+
+F32 = npt.NDArray[np.float32]
+
+
+def net_input(patches: list[Image] | Image) -> F32:
+    """Corner patches (each 116 x 64 x 3 BGR, or grey) as the network's
+    input: N x 3 x 58 x 32 float32, each patch at zero mean, unit spread."""
+    if isinstance(patches, np.ndarray) and patches.ndim in (2, 3):
+        patches = [patches]
+    out = np.empty((len(patches), 3, NET_H, NET_W), np.float32)
+    for i, patch in enumerate(patches):
+        out[i] = normalise(shrink(patch))
+    return out
+
+
+def shrink(patch: Image) -> Image:
+    """A corner patch at the network's size (BGR, uint8)."""
+    if patch.ndim == 2:
+        patch = cv2.cvtColor(patch, cv2.COLOR_GRAY2BGR)
+    small: Image = cv2.resize(patch, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
+    return small
+
+
+def normalise(small: Image) -> F32:
+    """3 x 58 x 32 float32 at zero mean and unit spread (a spread under 4
+    grey levels, a blank patch, is not blown up into noise)."""
+    x: F32 = small.astype(np.float32).transpose(2, 0, 1)
+    x -= x.mean()
+    x /= max(float(x.std()), 4.0)
+    return x
+
+
+@dataclass(frozen=True)
+class LearnedThresholds:
+    """A read needs its rank's and its suit's probability at least these."""
+
+    rank: float = 0.9
+    suit: float = 0.9
+
+
+class ModelError(ValueError):
+    """A corner network file that cannot be used, with the reason."""
+
+
+class LearnedReader:
+    """Reads corner patches with the corner network."""
+
+    name = "learned"
+
+    def __init__(self, onnx: bytes, thresholds: LearnedThresholds | None = None,
+                 meta: dict[str, object] | None = None) -> None:
+        self.onnx = onnx
+        self.net = cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
+        self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        self.thresholds = thresholds or LearnedThresholds()
+        self.meta = meta or {}
+
+    def probabilities(self, patches: list[Image] | Image) -> F32:
+        """N x 18: the rank distribution (13 ranks, then not an index) and
+        the suit distribution (S H D C)."""
+        self.net.setInput(net_input(patches))
+        out: F32 = np.asarray(self.net.forward(), np.float32).reshape(-1, NOT_AN_INDEX + 1 + 4)
+        return out
+
+    def decide(self, p: F32) -> CornerRead:
+        """One corner's read from its 18 probabilities."""
+        ranks, suits = p[: NOT_AN_INDEX + 1], p[NOT_AN_INDEX + 1 :]
+        r, s = int(np.argmax(ranks)), int(np.argmax(suits))
+        p_rank, p_suit = float(ranks[r]), float(suits[s])
+        if r == NOT_AN_INDEX:
+            return CornerRead(None, 0.0, "??", (p_rank, 0.0, p_suit), 0.0)
+        best = RANKS[r] + SUITS[s]
+        confidence = p_rank * p_suit
+        t = self.thresholds
+        card = best if p_rank >= t.rank and p_suit >= t.suit else None
+        return CornerRead(card, confidence, best, (confidence, p_rank, p_suit), 1.0)
+
+    def read_corner(self, patch: Image, on_face: bool = False) -> CornerRead:
+        """`on_face` changes nothing here: the network has seen court
+        pictures and pips as "not an index" (see drivers.camera.reader)."""
+        return self.decide(self.probabilities(patch)[0])
+
+    def read_corners(self, patches: list[Image]) -> list[CornerRead]:
+        """Several patches in one pass of the network."""
+        if not patches:
+            return []
+        return [self.decide(p) for p in self.probabilities(patches)]
+
+
+def save(path: Path, onnx: bytes, thresholds: LearnedThresholds,
+         meta: dict[str, object]) -> None:
+    """The model file: the ONNX graph, and beside it (`.json`) the format,
+    version, thresholds and how it was built."""
+    path.write_bytes(onnx)
+    info = {"format": FORMAT, "version": VERSION,
+            "thresholds": {"rank": thresholds.rank, "suit": thresholds.suit}, **meta}
+    path.with_suffix(".json").write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
+
+
+def load(path: Path = MODEL_PATH) -> LearnedReader:
+    """A corner network file written by `save`."""
+    info_path = path.with_suffix(".json")
+    try:
+        onnx = path.read_bytes()
+        info = json.loads(info_path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{path}: cannot read the corner network ({exc})") from exc
+    if info.get("format") != FORMAT or info.get("version") != VERSION:
+        raise ModelError(f"{info_path}: not a {FORMAT} version {VERSION} file")
+    try:
+        t = info["thresholds"]
+        return LearnedReader(onnx, LearnedThresholds(float(t["rank"]), float(t["suit"])),
+                             {k: v for k, v in info.items() if k != "thresholds"})
+    except (KeyError, TypeError, ValueError, cv2.error) as exc:
+        raise ModelError(f"{path}: not a usable corner network ({exc})") from exc
+
+
+@functools.cache
+def learned_model() -> LearnedReader:
+    """The shipped corner network (loaded once per process)."""
+    return load()
