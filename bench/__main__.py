@@ -7,7 +7,7 @@ import sys
 
 BENCHMARKS = (
     "engine", "vision", "vision_tail", "generic_views", "service", "drivers", "soak",
-    "surveillance",
+    "surveillance", "vision_photos",
 )
 
 
