@@ -214,7 +214,7 @@ def outcome(records: Records, t_rank: float, t_suit: float) -> tuple[int, int]:
 GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995)
 
 
-def tune(by_design: dict[str, Records]) -> tuple[float, float]:
+def tune(by_design: dict[str, Records], what: str) -> tuple[float, float]:
     """The thresholds with no misread on any left-out design that read the
     most frames of the worst design (then the most in all)."""
     best: tuple[tuple[float, int], tuple[float, float]] | None = None
@@ -229,18 +229,19 @@ def tune(by_design: dict[str, Records]) -> tuple[float, float]:
             if best is None or key > best[0]:
                 best = (key, (tr, ts))
     if best is None:
-        raise SystemExit("no thresholds on the grid leave the left-out designs unmisread")
-    print(f"<!-- tuned out of fold: rank {best[1][0]}, suit {best[1][1]}; worst design reads "
-          f"{100 * best[0][0]:.2f}% of its cards (shoe frames and cascaded hands) -->",
-          flush=True)
+        raise SystemExit(f"{what}: no thresholds on the grid leave the left-out designs "
+                         "unmisread")
+    print(f"<!-- {what}, tuned out of fold: rank {best[1][0]}, suit {best[1][1]}; the worst "
+          f"design reads {100 * best[0][0]:.2f}% of its cards -->", flush=True)
     return best[1]
 
 
-def ship_thresholds(thresholds: LearnedThresholds, how: str) -> None:
+def ship_thresholds(thresholds: LearnedThresholds, frame: LearnedThresholds, how: str) -> None:
     """The shipped network's thresholds, as set out of fold."""
     info_path = MODEL_PATH.with_suffix(".json")
     info = json.loads(info_path.read_text())
     info["thresholds"] = {"rank": thresholds.rank, "suit": thresholds.suit}
+    info["frame_thresholds"] = {"rank": frame.rank, "suit": frame.suit}
     info["thresholds_set_by"] = how
     info_path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
 
@@ -266,19 +267,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.train:
         train_folds(args.models, args.views, args.epochs, 1, args.only)
     thresholds: LearnedThresholds | None = None
+    frame_thresholds: LearnedThresholds | None = None
     if args.tune:
-        records = {}
+        shoe_records, frame_records = {}, {}
         for family, designs in families().items():
             if args.only and family not in args.only:
                 continue
             reader = load(fold_model(args.models, family))
-            reader.thresholds = LearnedThresholds(0.0, 0.0)
+            reader.thresholds = reader.frame_thresholds = LearnedThresholds(0.0, 0.0)
             for d in designs:
-                records[d.name] = (corner_records(d, reader, args.tune, args.seed)
-                                   + scene_records(d, reader, max(1, args.tune // 30), args.seed))
-        thresholds = LearnedThresholds(*tune(records))
+                shoe_records[d.name] = corner_records(d, reader, args.tune, args.seed)
+                frame_records[d.name] = scene_records(d, reader, max(1, args.tune // 30),
+                                                      args.seed)
+        thresholds = LearnedThresholds(*tune(shoe_records, "shoe frames"))
+        frame_thresholds = LearnedThresholds(*tune(frame_records, "cascaded hands"))
         if args.ship:
-            ship_thresholds(thresholds, f"bench.vision_oof --tune {args.tune} --seed {args.seed}")
+            ship_thresholds(thresholds, frame_thresholds,
+                            f"bench.vision_oof --tune {args.tune} --seed {args.seed}")
     print("| design (left out with) | still frames | frame mode | cascaded hands "
           "| shoe, 52 cards |")
     print("|---|---|---|---|---|")
@@ -286,8 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and family not in args.only:
             continue
         reader = load(fold_model(args.models, family))
-        if thresholds is not None:
-            reader.thresholds = thresholds
+        if thresholds is not None and frame_thresholds is not None:
+            reader.thresholds, reader.frame_thresholds = thresholds, frame_thresholds
         for d in designs:
             cells = [still(d, reader, args.frames, args.seed).cell(),
                      frame(d, reader, args.scenes, args.seed).cell(),

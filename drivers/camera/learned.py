@@ -88,11 +88,16 @@ class LearnedReader:
     name = "learned"
 
     def __init__(self, onnx: bytes, thresholds: LearnedThresholds | None = None,
-                 meta: dict[str, object] | None = None) -> None:
+                 meta: dict[str, object] | None = None,
+                 frame_thresholds: LearnedThresholds | None = None) -> None:
         self.onnx = onnx
         self.net = cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
         self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        # The shoe reads corners placed from a card's edges; frame mode reads
+        # every corner it proposes on a table (hidden ones, where edges
+        # meet), far more of them no index: each has its own thresholds.
         self.thresholds = thresholds or LearnedThresholds()
+        self.frame_thresholds = frame_thresholds or self.thresholds
         self.meta = meta or {}
 
     def probabilities(self, patches: list[Image] | Image) -> F32:
@@ -102,8 +107,9 @@ class LearnedReader:
         out: F32 = np.asarray(self.net.forward(), np.float32).reshape(-1, NOT_AN_INDEX + 1 + 4)
         return out
 
-    def decide(self, p: F32) -> CornerRead:
-        """One corner's read from its 18 probabilities."""
+    def decide(self, p: F32, t: LearnedThresholds | None = None) -> CornerRead:
+        """One corner's read from its 18 probabilities (at the shoe's
+        thresholds unless others are given)."""
         ranks, suits = p[: NOT_AN_INDEX + 1], p[NOT_AN_INDEX + 1 :]
         r, s = int(np.argmax(ranks)), int(np.argmax(suits))
         p_rank, p_suit = float(ranks[r]), float(suits[s])
@@ -111,7 +117,7 @@ class LearnedReader:
             return CornerRead(None, 0.0, "??", (p_rank, 0.0, p_suit), 0.0)
         best = RANKS[r] + SUITS[s]
         confidence = p_rank * p_suit
-        t = self.thresholds
+        t = t or self.thresholds
         card = best if p_rank >= t.rank and p_suit >= t.suit else None
         return CornerRead(card, confidence, best, (confidence, p_rank, p_suit), 1.0)
 
@@ -121,19 +127,22 @@ class LearnedReader:
         return self.decide(self.probabilities(patch)[0])
 
     def read_corners(self, patches: list[Image]) -> list[CornerRead]:
-        """Several patches in one pass of the network."""
+        """Several patches of a still image in one pass of the network, at
+        frame mode's thresholds."""
         if not patches:
             return []
-        return [self.decide(p) for p in self.probabilities(patches)]
+        return [self.decide(p, self.frame_thresholds) for p in self.probabilities(patches)]
 
 
 def save(path: Path, onnx: bytes, thresholds: LearnedThresholds,
-         meta: dict[str, object]) -> None:
+         meta: dict[str, object], frame_thresholds: LearnedThresholds | None = None) -> None:
     """The model file: the ONNX graph, and beside it (`.json`) the format,
-    version, thresholds and how it was built."""
+    version, thresholds (the shoe's, and frame mode's) and how it was built."""
     path.write_bytes(onnx)
+    frame = frame_thresholds or thresholds
     info = {"format": FORMAT, "version": VERSION,
-            "thresholds": {"rank": thresholds.rank, "suit": thresholds.suit}, **meta}
+            "thresholds": {"rank": thresholds.rank, "suit": thresholds.suit},
+            "frame_thresholds": {"rank": frame.rank, "suit": frame.suit}, **meta}
     path.with_suffix(".json").write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
 
 
@@ -149,8 +158,11 @@ def load(path: Path = MODEL_PATH) -> LearnedReader:
         raise ModelError(f"{info_path}: not a {FORMAT} version {VERSION} file")
     try:
         t = info["thresholds"]
+        f = info.get("frame_thresholds", t)
         return LearnedReader(onnx, LearnedThresholds(float(t["rank"]), float(t["suit"])),
-                             {k: v for k, v in info.items() if k != "thresholds"})
+                             {k: v for k, v in info.items()
+                              if k not in ("thresholds", "frame_thresholds")},
+                             LearnedThresholds(float(f["rank"]), float(f["suit"])))
     except (KeyError, TypeError, ValueError, cv2.error) as exc:
         raise ModelError(f"{path}: not a usable corner network ({exc})") from exc
 

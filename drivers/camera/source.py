@@ -27,8 +27,9 @@ class CardSource:
     model: a calibration's reader (`VisionCalibration.model()`); None uses
     the generic model for standard indices. (The learned reader,
     drivers.camera.learned, reads still photos; in the shoe it reads unseen
-    decks worse than the generic reader so far: docs/vision.md.) geometry: where the index crosses the frame
-    (a camera calibration's `geometry`); None uses the nominal shoe mount.
+    decks worse than the generic reader so far: docs/vision.md.)
+    geometry: where the index crosses the frame (a camera calibration's
+    `geometry`); None uses the nominal shoe mount.
     """
 
     def __init__(self, model: Model | None = None,
