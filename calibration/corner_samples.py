@@ -41,6 +41,7 @@ import numpy.typing as npt
 from drivers.camera.corner import CARD_H, CARD_W, CORNER_H, CORNER_W, MARGIN
 from drivers.camera.glyphs import Image
 from drivers.camera.learned import NOT_AN_INDEX, RANKS, SUITS
+from sim.camera.decks import to_bgra
 
 PATCH_W, PATCH_H = CORNER_W + 2 * MARGIN, CORNER_H + 2 * MARGIN
 Deck = dict[str, Image]
@@ -53,14 +54,6 @@ class Sample:
     patch: Image  # PATCH_H x PATCH_W x 3, BGR
     rank: int  # index into RANKS, or NOT_AN_INDEX
     suit: int  # index into SUITS, or -1 where there is no index
-
-
-def _bgra(face: Image) -> Image:
-    if face.ndim == 2:
-        return cv2.cvtColor(face, cv2.COLOR_GRAY2BGRA)
-    if face.shape[2] == 3:
-        return cv2.cvtColor(face, cv2.COLOR_BGR2BGRA)
-    return face
 
 
 def _surround(rng: np.random.Generator, w: int, h: int) -> F32:
@@ -216,7 +209,7 @@ def render(face: Image, rng: np.random.Generator, view: View, *, over: Image | N
            cover_index: bool = False) -> Image:
     """One corner patch of `face` (BGRA) seen through `view`, optionally with
     another card `over` it (off the index, or over it when cover_index)."""
-    face = _bgra(face)
+    face = to_bgra(face)
     fh, fw = face.shape[:2]
     k = float(np.exp(rng.uniform(np.log(0.35), np.log(2.2))))  # camera px per canonical px
     vw, vh = int(np.ceil(PATCH_W * k)), int(np.ceil(PATCH_H * k))
@@ -245,7 +238,7 @@ def render(face: Image, rng: np.random.Generator, view: View, *, over: Image | N
     img = _surround(rng, vw, vh)
     _draw(img, face, m)
     if over is not None:
-        _draw(img, _bgra(over), _over_map(rng, over, k, cover_index))
+        _draw(img, to_bgra(over), _over_map(rng, over, k, cover_index))
     return cv2.resize(_camera(img, rng), (PATCH_W, PATCH_H), interpolation=cv2.INTER_LINEAR)
 
 
@@ -272,12 +265,12 @@ def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3) -> Sampl
     something a corner finder hands the reader that is no index."""
     codes = sorted(deck)
     code = codes[int(rng.integers(0, len(codes)))]
-    face = _bgra(deck[code])
+    face = to_bgra(deck[code])
     if rng.random() < 0.5:
         face = np.ascontiguousarray(face[::-1, ::-1])
     over = None
     if rng.random() < 0.3:
-        over = _bgra(deck[codes[int(rng.integers(0, len(codes)))]])
+        over = to_bgra(deck[codes[int(rng.integers(0, len(codes)))]])
         if rng.random() < 0.5:
             over = np.ascontiguousarray(over[::-1, ::-1])
     if rng.random() >= negative:
@@ -287,7 +280,7 @@ def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3) -> Sampl
     if kind == 0:  # a card's back
         patch = render(_card_back(rng), rng, _view(rng, False))
     elif kind == 1:  # the index covered by a card lying over it
-        cover = over if over is not None else _bgra(deck[codes[int(rng.integers(0, 52))]])
+        cover = over if over is not None else to_bgra(deck[codes[int(rng.integers(0, 52))]])
         patch = render(face, rng, _view(rng, False), over=cover, cover_index=True)
     elif kind == 2:  # a card turned a quarter: its index on its side
         turned = np.ascontiguousarray(np.rot90(face, 1 if rng.random() < 0.5 else 3))
