@@ -18,7 +18,9 @@ network, uncalibrated:
   as `croupier vision read` reads a photo (frame mode);
 - hands: table photos of 13 cards in 5 cascaded hands (only the index
   corner of each lower card in view), 110 px wide on 1280 x 800;
-- shoe: the 52 cards dealt through CardSource at 30 fps, one read per card.
+- shoe: the 52 cards dealt through CardSource at 30 fps, one read per card;
+- calibrated: the still frames read by the deck's own calibration (from
+  its 52 faces alone), or why calibration refused the deck.
 
 A read is right, a misread, or refused (no card: never a guess). The table
 printed is the one in docs/vision.md.
@@ -39,6 +41,7 @@ from calibration.designs import Design, design_deck, training_designs
 from drivers.camera.frame import corner_reads, read_frame, size_range
 from drivers.camera.glyphs import Image
 from drivers.camera.learned import MODEL_PATH, LearnedReader, LearnedThresholds, load
+from drivers.camera.reader import Model
 from drivers.camera.shoe import ShoeGeometry, read_band, read_still, still_band
 from drivers.camera.source import CardSource
 from sim.camera.shoe import ShoeCamera
@@ -89,7 +92,7 @@ def train_folds(models: Path, views: int, epochs: int, seed: int, only: list[str
         print(f"<!-- fold without {family}: {time.monotonic() - t0:.0f} s -->", flush=True)
 
 
-def still(design: Design, reader: LearnedReader, frames: int, seed: int) -> Count:
+def still(design: Design, reader: Model, frames: int, seed: int) -> Count:
     deck = design_deck(design)
     cam = ShoeCamera(deck, seed=seed)
     rng = np.random.default_rng(seed + 1)
@@ -252,6 +255,23 @@ def ship_thresholds(thresholds: LearnedThresholds, frame: LearnedThresholds, how
     info_path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
 
 
+def calibrated(design: Design, frames: int, seed: int) -> str:
+    """The deck calibrated from its own 52 faces (calibration.deck; no other
+    design takes part) reading the same still frames, or why the
+    calibration refused the deck."""
+    from bench.vision import canonical
+    from calibration.deck import calibrate_cards, load_faces
+    from calibration.vision_file import CalibrationError
+
+    try:
+        faces = (load_faces(Path(design.source)) if design.kind == "folder"
+                 else canonical(design_deck(design)))
+        model = calibrate_cards(faces, deck=design.name).model()
+    except CalibrationError as exc:
+        return f"refused: {str(exc)[:90]}"
+    return still(design, model, frames, seed).cell()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench vision_oof",
                                      description=__doc__.split("\n\n")[0])
@@ -291,8 +311,8 @@ def main(argv: list[str] | None = None) -> int:
             ship_thresholds(thresholds, frame_thresholds,
                             f"bench.vision_oof --tune {args.tune} --seed {args.seed}")
     print("| design (left out with) | still frames | frame mode | cascaded hands "
-          "| shoe, 52 cards |")
-    print("|---|---|---|---|---|")
+          "| shoe, 52 cards | calibrated, still frames |")
+    print("|---|---|---|---|---|---|")
     for family, designs in families().items():
         if args.only and family not in args.only:
             continue
@@ -303,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
             cells = [still(d, reader, args.frames, args.seed).cell(),
                      frame(d, reader, args.scenes, args.seed).cell(),
                      hands(d, reader, max(1, args.scenes // 5), args.seed).cell(),
-                     shoe(d, reader, args.seed).cell()]
+                     shoe(d, reader, args.seed).cell(),
+                     calibrated(d, args.frames, args.seed)]
             print(f"| {d.name} ({family}) | " + " | ".join(cells) + " |", flush=True)
     return 0
 
