@@ -472,9 +472,35 @@ def corner_reads(frame: Image, gray: Image, model: LearnedReader,
     poses = [(i, c, c.pose(w)) for i, c in enumerate(corners)
              for w in _widths(c, found.widths, typical, short_side)]
     poses = [(i, c, p) for i, c, p in poses if _index_in_view(frame.shape, p)]
-    reads = _one_per_corner(
-        [i for i, _, _ in poses], model.read_corners([corner_patch(frame, p) for *_, p in poses]))
+    patches = [corner_patch(frame, p) for *_, p in poses]
+    for region in found.widths:
+        for k, (corner, patch) in enumerate(_warped(frame, found.regions[region], region)):
+            poses.append((len(corners) + 4 * region + k, corner, corner.pose(1.0)))
+            patches.append(patch)
+    reads = _one_per_corner([i for i, _, _ in poses], model.read_corners(patches))
     return found, typical, [(c, p, r) for (_, c, p), r in zip(poses, reads, strict=True)]
+
+
+def _warped(frame: Image, contour: Image, region: int) -> list[tuple[Corner, Image]]:
+    """A whole card's two index corners as the other readers read them: its
+    outline's four corners warped to the canonical card (its perspective
+    undone), each corner placed from the card's edges (corner_patches); a
+    card near to square both ways round. Each with a stand-in corner of its
+    outline (for the card's place)."""
+    quad = cv2.approxPolyDP(contour, 0.03 * cv2.arcLength(contour, True), True)
+    if len(quad) != 4:
+        return []
+    box = _portrait_order(quad[:, 0, :].astype(np.float32))
+    sides = (float(np.linalg.norm(box[1] - box[0])), float(np.linalg.norm(box[3] - box[0])))
+    tops = [box]
+    if sides[1] < SQUARISH * sides[0]:
+        tops.append(np.roll(box, 1, axis=0))
+    out = []
+    for top in tops:
+        x, y = float(top[0][0]), float(top[0][1])
+        stand_in = Corner((x, y), (1.0, 0.0), (0.0, 1.0), sides, region)
+        out += [(stand_in, p) for p in corner_patches(warp_card(frame, top, BORDER))]
+    return out
 
 
 def read_by_corners(frame: Image, gray: Image, model: LearnedReader,
