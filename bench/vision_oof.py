@@ -8,8 +8,10 @@ is all the options of one artwork (saulspatz's four index layouts and
 colourings, revk's six), so a fold leaves every option of the left-out
 artwork out, not one of them. `--train` trains one network per fold with
 calibration.corner_train (the `build` extra) into --models; without it the
-networks there are read. Each real design is then read by its fold's
-network, uncalibrated:
+networks there are read. `--tune N` sets the thresholds on N other still
+frames and N/30 other cascades of each left-out design (`--ship` writes
+them into the shipped model's file); without it the shipped thresholds are
+used. Each real design is then read by its fold's network, uncalibrated:
 
 - still: `--frames` shoe-camera frames of random cards, each read on its
   own (drivers.camera.shoe.read_still), under the simulator's camera
@@ -286,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tune", type=int, default=0, metavar="FRAMES",
                         help="first set the thresholds on this many still frames per left-out "
                         "design (other frames than those judged), and judge with them")
+    parser.add_argument("--tune-only", action="store_true", help="set the thresholds, judge none")
     parser.add_argument("--ship", action="store_true",
                         help="with --tune: write the thresholds into the shipped model's file")
     args = parser.parse_args(argv)
@@ -310,6 +313,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.ship:
             ship_thresholds(thresholds, frame_thresholds,
                             f"bench.vision_oof --tune {args.tune} --seed {args.seed}")
+    if args.tune_only:
+        return 0
+    if thresholds is None and not args.train:
+        # Judged at the shipped thresholds (set by --tune --ship).
+        shipped = load()
+        thresholds, frame_thresholds = shipped.thresholds, shipped.frame_thresholds
     print("| design (left out with) | still frames | frame mode | cascaded hands "
           "| shoe, 52 cards | calibrated, still frames |")
     print("|---|---|---|---|---|---|")
