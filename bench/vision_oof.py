@@ -46,8 +46,9 @@ from drivers.camera.learned import MODEL_PATH, LearnedReader, LearnedThresholds,
 from drivers.camera.reader import Model
 from drivers.camera.shoe import ShoeGeometry, read_band, read_still, still_band
 from drivers.camera.source import CardSource
+from sim.camera.optics import OpticsRange, background, card_corners, expose, place
 from sim.camera.shoe import ShoeCamera
-from sim.camera.table import cascade, scene
+from sim.camera.table import FELT, cascade, scene
 
 MODELS = Path("/tmp/croupier-oof")
 
@@ -187,12 +188,34 @@ def corner_records(design: Design, reader: LearnedReader, frames: int, seed: int
     return out
 
 
+def pair_scenes(design: Design, scenes: int, seed: int) -> list[tuple[list[str], Image]]:
+    """Two cards lying on each other at any angles, the lower one's corners
+    half covered (a card dropped on another)."""
+    deck = design_deck(design)
+    rng = np.random.default_rng(seed)
+    codes = sorted(deck)
+    out = []
+    for i in range(scenes):
+        a, b = (codes[int(k)] for k in rng.choice(len(codes), 2, replace=False))
+        frame = background((640, 480), FELT, seed + i)
+        width = float(rng.uniform(100, 160))
+        turn = float(rng.uniform(0, 360))
+        place(frame, deck[a], card_corners(280, 240, width, 1.4 * width, turn))
+        place(frame, deck[b], card_corners(float(280 + rng.uniform(40, 90)),
+                                           float(240 + rng.uniform(-40, 40)), width, 1.4 * width,
+                                           float(rng.uniform(0, 360))))
+        out.append(([a, b], expose(frame, OpticsRange().draw(rng, (640, 480)), rng)))
+    return out
+
+
 def scene_records(design: Design, reader: LearnedReader, scenes: int, seed: int) -> Records:
-    """Table photos of cascaded hands (other seeds than those judged): the
-    scene's cards and every corner read in it (drivers.camera.frame.
-    corner_reads), whatever the thresholds."""
+    """Table photos of cascaded hands and of pairs of cards lying on each
+    other (other seeds than those judged): the scene's cards and every
+    corner read in it (drivers.camera.frame.corner_reads), whatever the
+    thresholds."""
     out: Records = []
-    for cards, image in hand_scenes(design, scenes, seed, seed + 9, 500):
+    for cards, image in (hand_scenes(design, scenes, seed, seed + 9, 500)
+                         + pair_scenes(design, 4 * scenes, seed + 11)):
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         _, _, read = corner_reads(image, gray, reader, size_range(image.shape[:2]))
         out.append((" ".join(cards),

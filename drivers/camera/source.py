@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from drivers.camera.capture import Capture
-from drivers.camera.generic import generic_model
 from drivers.camera.glyphs import Image
+from drivers.camera.learned import learned_model
 from drivers.camera.reader import Model
 from drivers.camera.shoe import CardRead, ShoeGeometry, ShoeReader
 
@@ -25,16 +25,16 @@ class CardSource:
     """Frames in, card reads out.
 
     model: a calibration's reader (`VisionCalibration.model()`); None uses
-    the generic model for standard indices. (The learned reader,
-    drivers.camera.learned, reads still photos; in the shoe it reads unseen
-    decks worse than the generic reader so far: docs/vision.md.)
+    the learned reader (drivers.camera.learned): out of fold it reads more
+    of the frames of unseen decks than the generic reader, and misreads
+    fewer (docs/vision.md).
     geometry: where the index crosses the frame (a camera calibration's
     `geometry`); None uses the nominal shoe mount.
     """
 
     def __init__(self, model: Model | None = None,
                  geometry: ShoeGeometry | None = None) -> None:
-        self.reader = ShoeReader(model or generic_model(), geometry)
+        self.reader = ShoeReader(model or learned_model(), geometry)
 
     @classmethod
     def from_calibration(cls, path: Path | None) -> CardSource:
