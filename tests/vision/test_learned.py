@@ -39,8 +39,11 @@ def test_the_shipped_model_is_small_and_says_what_it_is() -> None:
     assert MODEL_PATH.stat().st_size < 2_000_000
     info = json.loads(MODEL_PATH.with_suffix(".json").read_text())
     assert info["format"] == "croupier-corner-net" and info["version"] == 1
-    assert 0.5 <= info["thresholds"]["rank"] < 1.0
-    assert 0.5 <= info["thresholds"]["suit"] < 1.0
+    for kind in ("thresholds", "frame_thresholds"):
+        assert 0.5 <= info[kind]["rank"] < 1.0
+        assert 0.5 <= info[kind]["suit"] < 1.0
+    # Set out of fold (bench.vision_oof --tune --ship), not by hand.
+    assert info["thresholds_set_by"].startswith("bench.vision_oof --tune")
     assert info["left_out"] is None and len(info["designs"]) >= 20
 
 
