@@ -14,7 +14,7 @@ def register(subparsers: Any) -> None:
         "simulate",
         help="house edge of basic strategy, played through the table's own engine",
         description="Play N hands of basic strategy through the rules engine and print the "
-        "house edge (%%), its standard error and hands per second. The result depends only "
+        "house edge (%), its standard error and hands per second. The result depends only "
         "on --rules, --hands, --seed and --boxes, not on --jobs.",
     )
     parser.add_argument("--rules", required=True, help="profile name or .toml file")

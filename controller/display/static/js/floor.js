@@ -48,7 +48,7 @@ function summary(tables, now) {
   const count = (s) => tables.filter((t) => t.liveness() === s).length;
   const alerting = tables.filter((t) => t.alertsSince(now, RECENT_MS) > 0).length;
   return [
-    h("span", null, `${tables.length} tables`),
+    h("span", null, `${tables.length} ${tables.length === 1 ? "table" : "tables"}`),
     h("span", { class: "online" }, `${count("online")} online`),
     h("span", { class: "offline" }, `${count("offline")} offline`),
     h("span", { class: "lost" }, `${count("lost")} lost`),
