@@ -297,6 +297,36 @@ def calibrated(design: Design, frames: int, seed: int) -> str:
     return still(design, model, frames, seed).cell()
 
 
+def speed(scenes: int, seed: int) -> None:
+    """The shipped reader's time on table photos of 1280x800 with 13 cards
+    in cascaded hands (cardsJS and Knoll), each read once warm, one thread;
+    and the network alone on one corner patch."""
+    import time
+
+    from drivers.camera.learned import learned_model
+
+    reader = learned_model()
+    wall, cpu = [], []
+    for name, folder in (("npm-cardsjs", "tests/data/decks"), ("knoll-vector", "data/decks")):
+        design = Design(name, "folder", str(Path(__file__).resolve().parent.parent / folder / name))
+        for _, image in hand_scenes(design, scenes, seed, seed + 1, 0):
+            read_frame(image, reader, size_range(image.shape[:2]))
+            c0, t0 = time.thread_time(), time.perf_counter()
+            read_frame(image, reader, size_range(image.shape[:2]))
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.thread_time() - c0)
+    w, c = np.array(wall) * 1000, np.array(cpu) * 1000
+    print(f"1280x800, 13 cards, {len(w)} photos: wall p50 {np.percentile(w, 50):.1f} "
+          f"p99 {np.percentile(w, 99):.1f} ms, CPU p50 {np.percentile(c, 50):.1f} "
+          f"p99 {np.percentile(c, 99):.1f} ms")
+    patch = np.full((116, 64, 3), 200, np.uint8)
+    reader.probabilities(patch)
+    t0 = time.perf_counter()
+    for _ in range(500):
+        reader.probabilities(patch)
+    print(f"one corner, the network alone: {(time.perf_counter() - t0) * 2:.3f} ms")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench vision_oof",
                                      description=__doc__.split("\n\n")[0])
@@ -314,8 +344,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tune-only", action="store_true", help="set the thresholds, judge none")
     parser.add_argument("--ship", action="store_true",
                         help="with --tune: write the thresholds into the shipped model's file")
+    parser.add_argument("--speed", type=int, default=0, metavar="SCENES",
+                        help="only time the shipped reader on SCENES table photos per deck")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
+    if args.speed:
+        speed(args.speed, args.seed)
+        return 0
     if args.train:
         train_folds(args.models, args.views, args.epochs, 1, args.only)
     thresholds: LearnedThresholds | None = None

@@ -280,7 +280,7 @@ def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3) -> Sampl
     if kind == 0:  # a card's back
         patch = render(_card_back(rng), rng, _view(rng, False))
     elif kind == 1:  # the index covered by a card lying over it
-        cover = over if over is not None else to_bgra(deck[codes[int(rng.integers(0, 52))]])
+        cover = over if over is not None else to_bgra(deck[codes[int(rng.integers(0, len(codes)))]])
         patch = render(face, rng, _view(rng, False), over=cover, cover_index=True)
     elif kind == 2:  # a card turned a quarter: its index on its side
         turned = np.ascontiguousarray(np.rot90(face, 1 if rng.random() < 0.5 else 3))

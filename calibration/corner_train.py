@@ -10,7 +10,7 @@ procedural decks. `--leave-out FAMILY` trains without one artwork, for the
 out-of-fold benchmark (bench.vision_oof).
 
 Views are drawn once per design and seed (calibration.corner_samples) and
-kept in a cache (`--cache`, default /tmp/croupier-corner-banks) as the
+kept in a cache (CACHE, under /tmp; the name says the samples' revision) as the
 network's input size, so that the folds of the benchmark share them.
 """
 
