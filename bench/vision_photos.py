@@ -74,10 +74,21 @@ class PhotoTally:
 
 
 def run(folder: Path, model: Model, limit: int | None = None,
-        every: int = 1) -> PhotoTally:
+        every: int = 1, split: str = "all") -> PhotoTally:
+    """`split`: "all" photos, those "held-out" from the reader's learning
+    (none of their cards learnt: calibration.photo_samples), or "learnt"."""
+    from calibration.photo_samples import IN_TESTS, learnt
+
     tally = PhotoTally()
     truth = labels(folder)
-    for name in sorted(truth)[::every][:limit]:
+    with IN_TESTS.open(newline="") as f:
+        in_tests = {row["file"] for row in csv.DictReader(f)}
+    names = sorted(truth)
+    if split == "held-out":
+        names = [n for n in names if not any(learnt(c) for c in truth[n])]
+    elif split == "learnt":
+        names = [n for n in names if n not in in_tests and all(learnt(c) for c in truth[n])]
+    for name in names[::every][:limit]:
         image = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
         if image is None:
             continue
@@ -102,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reader", choices=("learned", "generic"), default="learned")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--every", type=int, default=1, help="read every Nth photo")
+    parser.add_argument("--split", choices=("all", "held-out", "learnt"), default="held-out",
+                        help="the photos of cards whose real photos were never learnt from "
+                        "(calibration.photo_samples), those learnt from, or all")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     model: Model
@@ -117,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         from drivers.camera.learned import learned_model
 
         model = learned_model()
-    tally = run(args.photos, model, args.limit, args.every)
+    tally = run(args.photos, model, args.limit, args.every, args.split)
     print(tally.line())
     for m in tally.misreads[:20]:
         print("  misread", m)

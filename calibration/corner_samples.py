@@ -2,7 +2,8 @@
 
 Each sample is a corner patch exactly as the run-time readers get one
 (drivers.camera.corner.corner_patch: the card's top left corner upright at
-canonical scale, 64 x 116 pixels with an 8 pixel margin), drawn from a deck
+canonical scale, drivers.camera.learned.PATCH_W x PATCH_H: 96 x 116 pixels
+with an 8 pixel margin), drawn from a deck
 face the way a camera would show it:
 
 - the card seen at a camera scale of 0.35 to 2.2 canonical (a card 70 to
@@ -18,6 +19,8 @@ face the way a camera would show it:
 - what lies round the card: the dark ramp, felt, wood, a lighter table,
   another card; and another card lying over this one, off its index (a
   cascaded hand);
+- the edge of what the camera sees (the shoe's band) cutting the patch's
+  right side to black;
 - the camera: exposure, colour cast, uneven light, glare, defocus, motion
   blur, sharpening, noise, JPEG, and now and then no colour at all.
 
@@ -38,12 +41,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.corner import CARD_H, CARD_W, CORNER_H, CORNER_W, MARGIN
+from drivers.camera.corner import CARD_H, CARD_W, MARGIN
 from drivers.camera.glyphs import Image
-from drivers.camera.learned import NOT_AN_INDEX, RANKS, SUITS
+from drivers.camera.learned import NOT_AN_INDEX, PATCH_H, PATCH_W, RANKS, SUITS
 from sim.camera.decks import to_bgra
 
-PATCH_W, PATCH_H = CORNER_W + 2 * MARGIN, CORNER_H + 2 * MARGIN
 Deck = dict[str, Image]
 Matrix = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
@@ -239,7 +241,13 @@ def render(face: Image, rng: np.random.Generator, view: View, *, over: Image | N
     _draw(img, face, m)
     if over is not None:
         _draw(img, to_bgra(over), _over_map(rng, over, k, cover_index))
-    return cv2.resize(_camera(img, rng), (PATCH_W, PATCH_H), interpolation=cv2.INTER_LINEAR)
+    patch: Image = cv2.resize(_camera(img, rng), (PATCH_W, PATCH_H),
+                              interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.12:
+        # The shoe's band ends 100 px right of the card's nominal edge: past
+        # it the patch is black (drivers.camera.corner.corner_patch).
+        patch[:, int(rng.uniform(64, PATCH_W)) :] = 0
+    return patch
 
 
 def _over_map(rng: np.random.Generator, over: Image, k: float, cover_index: bool) -> Matrix:
@@ -250,7 +258,9 @@ def _over_map(rng: np.random.Generator, over: Image, k: float, cover_index: bool
     if cover_index:
         x0, y0 = rng.uniform(-4, 22), rng.uniform(-4, 40)
     elif rng.random() < 0.5:
-        x0, y0 = rng.uniform(44, 70), rng.uniform(-60, 100)
+        # (right of an index printed above its suit; one printed beside it
+        # reaches 76, and a hand is spread so that it shows)
+        x0, y0 = rng.uniform(44, 96), rng.uniform(-60, 100)
     else:
         x0, y0 = rng.uniform(-60, 60), rng.uniform(92, 125)
     place = _similarity(rng.uniform(-15, 15), 1.0, x0 + MARGIN, y0 + MARGIN)
@@ -291,6 +301,53 @@ def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3) -> Sampl
     else:  # a window on the face away from the index
         patch = render(face, rng, _view(rng, True), over=over)
     return Sample(patch, NOT_AN_INDEX, -1)
+
+
+def _rank_rows(face: Image) -> tuple[int, int, int, int] | None:
+    """The box (x0, y0, x1, y1, face pixels) of the rank printed in the
+    face's top left corner: the first band of rows with ink from the top,
+    in the corner's left part."""
+    s = face.shape[1] / CARD_W
+    corner = face[: int(70 * s), : int(56 * s)]
+    grey = cv2.cvtColor(np.ascontiguousarray(corner[:, :, :3]), cv2.COLOR_BGR2GRAY)
+    # (inside the face by a few pixels: its rounded corner's edge is no ink)
+    inside = cv2.erode((corner[:, :, 3] > 128).astype(np.uint8), np.ones((3, 3), np.uint8),
+                       iterations=max(1, int(2 * s)))
+    ink = (grey < 150) & (inside > 0)
+    ink[: int(2 * s)] = False
+    ink[:, : int(2 * s)] = False
+    # (a border printed round the face is a line of ink along a whole row
+    # or column: not the rank)
+    ink[ink.mean(axis=1) > 0.6] = False
+    ink[:, ink.mean(axis=0) > 0.6] = False
+    rows = np.flatnonzero(ink.sum(axis=1) >= max(1, int(1.5 * s)))
+    if rows.size == 0:
+        return None
+    gaps = np.flatnonzero(np.diff(rows) > max(1, int(2 * s)))
+    y0, y1 = int(rows[0]), int(rows[gaps[0]] if gaps.size else rows[-1])
+    cols = np.flatnonzero(ink[y0 : y1 + 1].any(axis=0))
+    return int(cols[0]), y0, int(cols[-1]), y1
+
+
+def covered(deck: Deck, rng: np.random.Generator) -> Sample | None:
+    """An index corner with its rank's upper half or more covered by
+    something opaque (a thumb, a chip): no index to read. What is left of
+    a rank is part of another rank (a 6's bowl is an 8's or a 10's lower
+    half), so it must not be read as one. None where the face's rank is not
+    found."""
+    codes = sorted(deck)
+    face = to_bgra(deck[codes[int(rng.integers(0, len(codes)))]]).copy()
+    box = _rank_rows(face)
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box
+    pad = 0.1 * (x1 - x0 + 1)
+    bottom = y0 + float(rng.uniform(0.55, 1.05)) * (y1 - y0 + 1)
+    colour = (rng.uniform(60, 120), rng.uniform(90, 160), rng.uniform(140, 220)) \
+        if rng.random() < 0.6 else tuple(rng.uniform(0, 255, 3))
+    cv2.rectangle(face, (int(x0 - pad), int(y0 - pad)), (int(x1 + pad), int(bottom)),
+                  (*(float(c) for c in colour), 255.0), -1)
+    return Sample(render(face, rng, _view(rng, False)), NOT_AN_INDEX, -1)
 
 
 def samples(deck: Deck, n: int, seed: int, negative: float = 0.3) -> Iterator[Sample]:

@@ -37,7 +37,7 @@ from drivers.camera.learned import (
     shrink,
 )
 
-CACHE = Path("/tmp/croupier-corner-banks-3")
+CACHE = Path("/tmp/croupier-corner-banks-4")
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 
@@ -114,18 +114,24 @@ def _normalise(x: Any) -> Any:
 
 
 def train(x: U8, ranks: I64, suits: I64, epochs: int, seed: int,
-          log: bool = True) -> Any:
+          log: bool = True, init: Path | None = None) -> Any:
+    """`init`: go on from a network's weights (torch state, `--save-state`),
+    at a third of the learning rate."""
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     model = network()
+    lr = 3e-3
+    if init is not None:
+        model.load_state_dict(torch.load(init))
+        lr = 1e-3
     xt, rt, st = torch.from_numpy(x), torch.from_numpy(ranks), torch.from_numpy(suits)
     n, batch = len(xt), 256
     steps = epochs * (n // batch)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     rank_loss = nn.CrossEntropyLoss(label_smoothing=0.05)
     suit_loss = nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)
     gen = torch.Generator().manual_seed(seed)
@@ -155,7 +161,9 @@ def train(x: U8, ranks: I64, suits: I64, epochs: int, seed: int,
 
 
 def to_onnx(model: Any) -> bytes:
-    """The network with both heads' softmax, as ONNX (N x 18 out)."""
+    """The network with both heads' softmax, as ONNX: `p` (N x 18) and the
+    features both heads read, `embedding` (N x 128: a calibration's
+    prototypes of a house deck's corners are made of them)."""
     import torch
 
     class Probabilities(torch.nn.Module):
@@ -163,15 +171,17 @@ def to_onnx(model: Any) -> bytes:
             super().__init__()
             self.net = net
 
-        def forward(self, x: Any) -> Any:
-            r, s = self.net(x)
-            return torch.cat([torch.softmax(r, 1), torch.softmax(s, 1)], 1)
+        def forward(self, x: Any) -> tuple[Any, Any]:
+            f = self.net.features(x)
+            r, s = self.net.rank(f), self.net.suit(f)
+            return torch.cat([torch.softmax(r, 1), torch.softmax(s, 1)], 1), f
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "net.onnx"
         torch.onnx.export(Probabilities(model).eval(), (torch.zeros(1, 3, NET_H, NET_W),), path,
-                          input_names=["patch"], output_names=["p"], opset_version=13,
-                          dynamic_axes={"patch": {0: "n"}, "p": {0: "n"}}, dynamo=False)
+                          input_names=["patch"], output_names=["p", "embedding"], opset_version=13,
+                          dynamic_axes={"patch": {0: "n"}, "p": {0: "n"}, "embedding": {0: "n"}},
+                          dynamo=False)
         return path.read_bytes()
 
 
@@ -182,21 +192,35 @@ def training_set(designs: list[Design], per_design: int, seed: int
             np.concatenate([p[2] for p in parts]))
 
 
-def train_without(out: Path, family: str | None, per_design: int, epochs: int, seed: int,
-                  thresholds: LearnedThresholds | None = None) -> None:
-    """Train on every design but those of `family` (None: on all) and write
-    the network to `out`."""
-    designs = [d for d in training_designs() if d.family != family]
-    if family is not None and len(designs) == len(training_designs()):
-        raise SystemExit(f"no design of the family {family!r}")
+def train_without(out: Path, families: tuple[str, ...], per_design: int, epochs: int,
+                  seed: int, thresholds: LearnedThresholds | None = None,
+                  photos: Path | None = None, init: Path | None = None,
+                  save_state: Path | None = None) -> None:
+    """Train on every design but those of `families` (none: on all), and on
+    the views of real photos in `photos` (calibration.photo_samples) when
+    given, and write the network to `out` (its torch state to
+    `save_state`, to go on from with `init`)."""
+    designs = [d for d in training_designs() if d.family not in families]
+    known = {d.family for d in training_designs()}
+    if unknown := [f for f in families if f not in known]:
+        raise SystemExit(f"no design of the family {unknown[0]!r}")
     t0 = time.monotonic()
     x, r, s = training_set(designs, per_design, seed)
+    if photos is not None:
+        with np.load(photos) as z:
+            x, r, s = (np.concatenate([x, z["x"]]), np.concatenate([r, z["rank"]]),
+                       np.concatenate([s, z["suit"]]))
     print(f"{len(designs)} designs, {len(x)} views ({time.monotonic() - t0:.0f} s)", flush=True)
-    model = train(x, r, s, epochs, seed)
+    model = train(x, r, s, epochs, seed, init=init)
+    if save_state is not None:
+        import torch
+
+        torch.save(model.state_dict(), save_state)
     out.parent.mkdir(parents=True, exist_ok=True)
     save(out, to_onnx(model), thresholds or LearnedThresholds(), {
         "built_by": "calibration.corner_train", "designs": [d.name for d in designs],
-        "left_out": family, "views_per_design": per_design, "epochs": epochs, "seed": seed,
+        "left_out": list(families), "views_per_design": per_design, "epochs": epochs, "seed": seed,
+        "photos": photos.name if photos else None, "went_on_from": init.name if init else None,
     })
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)", flush=True)
 
@@ -205,16 +229,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m calibration.corner_train",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--leave-out", metavar="FAMILY",
-                        help="train without this artwork family (bench.vision_oof)")
-    parser.add_argument("--views", type=int, default=3000, help="views per design")
+    parser.add_argument("--leave-out", metavar="FAMILY", nargs="*", default=[],
+                        help="train without these artwork families (bench.vision_oof)")
+    parser.add_argument("--views", type=int, default=1500, help="views per design")
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--photos", type=Path,
+                        help="views of real photos to learn from too (calibration.photo_samples)")
+    parser.add_argument("--init", type=Path, help="go on from this torch state")
+    parser.add_argument("--save-state", type=Path, help="also write the torch state here")
     parser.add_argument("--rank-threshold", type=float, default=LearnedThresholds.rank)
     parser.add_argument("--suit-threshold", type=float, default=LearnedThresholds.suit)
     args = parser.parse_args(argv)
-    train_without(args.out, args.leave_out, args.views, args.epochs, args.seed,
-                  LearnedThresholds(args.rank_threshold, args.suit_threshold))
+    train_without(args.out, tuple(args.leave_out), args.views, args.epochs, args.seed,
+                  LearnedThresholds(args.rank_threshold, args.suit_threshold), args.photos,
+                  args.init, args.save_state)
     return 0
 
 

@@ -17,7 +17,7 @@ from drivers.camera.glyphs import Image
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = (ROOT / "data" / "decks", ROOT / "tests" / "data" / "decks")
-PROCEDURAL = 40  # procedural designs learnt from (seeds 0..39)
+PROCEDURAL = 90  # procedural designs learnt from (seeds 0..89)
 # Procedural seeds kept for judging only (never learnt from).
 PROCEDURAL_JUDGED = range(1000, 1004)
 # Folders of one artwork in several options (colours, index size or place):
@@ -57,14 +57,14 @@ def folder_designs() -> list[Design]:
             continue
         for folder in sorted(p for p in root.iterdir()
                              if (p / "AS.png").is_file() and p.name not in NOT_LEARNT):
-            out.append(Design(folder.name, "folder", str(folder), weight=2))
+            out.append(Design(folder.name, "folder", str(folder), weight=3))
     return out
 
 
 def training_designs() -> list[Design]:
     """Every design learnt from (a fold of bench.vision_oof leaves one out)."""
-    return [*folder_designs(), Design("house", "house", weight=2),
-            Design("house-french", "house-french"),
+    return [*folder_designs(), Design("house", "house", weight=3),
+            Design("house-french", "house-french", weight=2),
             *(Design(f"proc-{i}", "procedural", str(i)) for i in range(PROCEDURAL))]
 
 

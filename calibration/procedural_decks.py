@@ -19,7 +19,7 @@ or a coloured outer margin; the index font (any font of `font_paths()`:
 its weights and condensed faces are fonts of the list), its size (8-20% of
 the card's height for the rank), margins and layout (suit under the rank or
 beside it, smaller or as tall), the ten's two digits (tight, spaced, the
-font's own) and French letters (1 or A, R, D, V) in about 15% of decks;
+font's own) and French letters (1 or A, R, D, V) in about 25% of decks;
 the suits (shapes drawn from circles, polygons and curves with their own
 proportions, or a font's U+2660-2667 symbols, filled or outlined), the inks
 (orange-red to crimson, black to dark grey or navy, four-colour decks); the
@@ -593,7 +593,7 @@ def deck_design(seed: int) -> DeckDesign:
         border_inset=border_inset, border_width=border_width, border_color=bcol, font=font,
         ten=_choice(rng, ["font", "tight", "spaced"], [0.35, 0.35, 0.3]),
         ten_gap=float(rng.uniform(-0.04, 0.02)), ten_squeeze=float(rng.uniform(0.95, 1.4)),
-        french=bool(rng.random() < 0.15), french_ace=_choice(rng, ["1", "A"], [0.6, 0.4]),
+        french=bool(rng.random() < 0.25), french_ace=_choice(rng, ["1", "A"], [0.6, 0.4]),
         rank_h=rank_h, suit_ratio=suit_ratio, beside=beside,
         index_gap=float(rng.uniform(0.04, 0.16)), left_align=bool(rng.random() < 0.15),
         margin_x=margin_x, margin_y=margin_y, four_corners=bool(rng.random() < 0.07),

@@ -7,8 +7,9 @@ designs it did not learn from (bench.vision_oof). It ships as ONNX
 (`data/corner_net.onnx`, package data) and runs in OpenCV's dnn module:
 no deep-learning library on the table.
 
-Input: the corner patch (drivers.camera.corner.corner_patch, 64 x 116 BGR)
-shrunk to half (32 x 58), each patch scaled to zero mean and unit spread
+Input: the corner patch (drivers.camera.corner.corner_patch, CORNER_WIDTH
+canonical pixels wide where the other readers read 48, 96 x 116 BGR with its
+margin) shrunk to half (48 x 58), each patch scaled to zero mean and unit spread
 (exposure and white balance differ from camera to camera; the shapes do
 not). Output: one distribution over the thirteen ranks and "not an index",
 one over the four suits. A card is read only when the rank is an index
@@ -20,6 +21,7 @@ do not disagree (drivers.camera.frame, drivers.camera.shoe): never a guess.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,22 +30,29 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from drivers.camera.corner import CORNER_H, MARGIN
 from drivers.camera.glyphs import Image
 from drivers.camera.match import CornerRead
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 NOT_AN_INDEX = len(RANKS)  # the rank head's last class
-NET_W, NET_H = 32, 58  # the network's input, half the corner patch
+EMBEDDING = 128  # features both heads read (the network's second output)
+# A rank printed beside its suit ("10" and a heart side by side, as in
+# Spatz's horizontal decks) reaches 76 canonical pixels from the card's edge:
+# the 48 the other readers read cut the suit off, and the network guessed it.
+CORNER_WIDTH = 80
+PATCH_W, PATCH_H = CORNER_WIDTH + 2 * MARGIN, CORNER_H + 2 * MARGIN
+NET_W, NET_H = PATCH_W // 2, PATCH_H // 2  # the network's input, half the corner patch
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "corner_net.onnx"
 FORMAT = "croupier-corner-net"
-VERSION = 1
+VERSION = 2  # 2: the corner 80 pixels wide (1: 48)
 
 F32 = npt.NDArray[np.float32]
 
 
 def net_input(patches: list[Image] | Image) -> F32:
-    """Corner patches (each 116 x 64 x 3 BGR, or grey) as the network's
+    """Corner patches (each PATCH_H x PATCH_W x 3 BGR, or grey) as the network's
     input: N x 3 x 58 x 32 float32, each patch at zero mean, unit spread."""
     if isinstance(patches, np.ndarray) and patches.ndim in (2, 3):
         patches = [patches]
@@ -86,6 +95,7 @@ class LearnedReader:
     """Reads corner patches with the corner network."""
 
     name = "learned"
+    corner_width = CORNER_WIDTH  # of the corner patch it reads (drivers.camera.reader)
 
     def __init__(self, onnx: bytes, thresholds: LearnedThresholds | None = None,
                  meta: dict[str, object] | None = None,
@@ -93,6 +103,11 @@ class LearnedReader:
         self.onnx = onnx
         self.net = cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
         self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        outputs = tuple(self.net.getUnconnectedOutLayersNames())
+        if outputs != ("p", "embedding"):
+            raise ValueError(f"its outputs are {outputs}, not ('p', 'embedding')")
+        # A house deck's calibration is made with one network: it names it.
+        self.digest = hashlib.sha256(onnx).hexdigest()
         # The shoe reads corners placed from a card's edges; frame mode reads
         # every corner it proposes on a table (hidden ones, where edges
         # meet), far more of them no index: each has its own thresholds.
@@ -104,8 +119,18 @@ class LearnedReader:
         """N x 18: the rank distribution (13 ranks, then not an index) and
         the suit distribution (S H D C)."""
         self.net.setInput(net_input(patches))
-        out: F32 = np.asarray(self.net.forward(), np.float32).reshape(-1, NOT_AN_INDEX + 1 + 4)
+        out: F32 = np.asarray(self.net.forward("p"), np.float32).reshape(-1, NOT_AN_INDEX + 1 + 4)
         return out
+
+    def features(self, patches: list[Image] | Image) -> tuple[F32, F32]:
+        """The probabilities (N x 18) and the features both heads read
+        (N x EMBEDDING, each row at unit length): what a house deck's
+        calibration learns its cards from (drivers.camera.adapted)."""
+        self.net.setInput(net_input(patches))
+        p, e = self.net.forward(["p", "embedding"])
+        emb = np.asarray(e, np.float32).reshape(-1, EMBEDDING)
+        emb /= np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-6)
+        return np.asarray(p, np.float32).reshape(-1, NOT_AN_INDEX + 1 + 4), emb
 
     def decide(self, p: F32, t: LearnedThresholds | None = None) -> CornerRead:
         """One corner's read from its 18 probabilities (at the shoe's
@@ -155,7 +180,8 @@ def load(path: Path = MODEL_PATH) -> LearnedReader:
     except (OSError, ValueError) as exc:
         raise ModelError(f"{path}: cannot read the corner network ({exc})") from exc
     if info.get("format") != FORMAT or info.get("version") != VERSION:
-        raise ModelError(f"{info_path}: not a {FORMAT} version {VERSION} file")
+        raise ModelError(f"{info_path}: not a {FORMAT} version {VERSION} file "
+                         "(train it again: python -m calibration.corner_train)")
     try:
         t = info["thresholds"]
         f = info.get("frame_thresholds", t)

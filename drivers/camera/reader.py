@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN, RANK_HEIGHT
+from drivers.camera.corner import CORNER_H, CORNER_W, MARGIN, RANK_HEIGHT, CornerPose, corner_patch
 from drivers.camera.generic import GenericReader
 from drivers.camera.glyphs import Box, Image, find_indices
 from drivers.camera.learned import LearnedReader
@@ -37,6 +37,17 @@ def read_corner(reader: Model, patch: Image, on_face: bool = False) -> CornerRea
     if isinstance(reader, GlyphModel):
         return read_glyphs(reader, patch)
     return reader.read_corner(patch, on_face)
+
+
+def corner_width(reader: Model) -> int:
+    """How wide (canonical pixels) the corner region the reader reads is:
+    the learned reader looks further right, for a rank beside its suit."""
+    return reader.corner_width if isinstance(reader, LearnedReader) else CORNER_W
+
+
+def patch_for(reader: Model, image: Image, pose: CornerPose) -> Image:
+    """The corner patch at `pose` as this reader reads it."""
+    return corner_patch(image, pose, corner_width(reader))
 
 
 def read_glyphs(model: GlyphModel, patch: Image) -> CornerRead:

@@ -26,14 +26,13 @@ from drivers.camera.corner import (
     MARGIN,
     RANK_HEIGHT,
     CornerPose,
-    corner_patch,
     patch_inside,
     shoe_corners,
 )
 from drivers.camera.generic import RANK_CAP_REACH, GenericReader
 from drivers.camera.glyphs import Image, IndexPlace, find_index_places, percentile, to_gray
 from drivers.camera.match import CornerRead
-from drivers.camera.reader import Model, rank_anchor, read_corner
+from drivers.camera.reader import Model, patch_for, rank_anchor, read_corner
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,9 @@ class ShoeGeometry:
     """Where the index corner passes in the shoe camera frame."""
 
     frame_size: tuple[int, int] = (640, 480)  # width, height
-    band: tuple[int, int] = (70, 172)  # x range of the card's left edge and index corner
+    # x range of the card's left edge and index corner: 100 px right of the
+    # nominal edge (x 96), where a rank printed beside its suit ends
+    band: tuple[int, int] = (70, 196)
     rank_height: int = 36  # rank glyph height in pixels
     card_width: float = 210.0  # card width in pixels
 
@@ -427,7 +428,7 @@ def read_band(band: Image, model: Model, geometry: ShoeGeometry, ramp: float,
     (drivers.camera.match.CalibratedReader.read_corner)."""
     poses = corners_in_view(band, model, geometry, ramp, gray)
     on_face = any(p.source == "edges" for p in poses)
-    reads = [(p, read_corner(model, corner_patch(band, p), on_face and p.source == "ink"))
+    reads = [(p, read_corner(model, patch_for(model, band, p), on_face and p.source == "ink"))
              for p in poses]
     # (a refusal keeps its labels and has no confidence, as any other)
     return [(p, replace(r, card=None, confidence=0.0) if _cap_unseen(model, p, r) else r)
