@@ -38,7 +38,7 @@ from drivers.camera.outline import (
     hidden_corners,
     same_corner,
 )
-from drivers.camera.reader import Model, read_corner
+from drivers.camera.reader import Model, corner_width, read_corner
 
 __all__ = ["CARD_H", "CARD_W", "RANK_HEIGHT", "read_canonical", "read_frame"]
 
@@ -149,10 +149,10 @@ def corners_of(card: Image) -> tuple[Image, Image]:
     return tl, br
 
 
-def corner_patches(bordered: Image) -> list[Image]:
-    """Corner patches of both index corners of a card warped with BORDER:
-    each placed from the card's edges when they show, else where the warp
-    put them."""
+def corner_patches(bordered: Image, width: int = CORNER_W) -> list[Image]:
+    """Corner patches (`width` canonical pixels wide) of both index corners
+    of a card warped with BORDER: each placed from the card's edges when
+    they show, else where the warp put them."""
     out = []
     for view in (bordered, np.ascontiguousarray(bordered[::-1, ::-1])):
         region = np.ascontiguousarray(view[: BORDER + 130, : BORDER + 80])
@@ -162,7 +162,7 @@ def corner_patches(bordered: Image) -> list[Image]:
                  if abs(p.origin[0] - BORDER) < 8 and abs(p.origin[1] - BORDER) < 8]
         pose = poses[0] if poses else CornerPose((float(BORDER), float(BORDER)), (1.0, 0.0),
                                                  (0.0, 1.0), "card")
-        out.append(corner_patch(view, pose))
+        out.append(corner_patch(view, pose, width))
     return out
 
 
@@ -177,7 +177,8 @@ def read_canonical(card: Image, model: Model
 
 def read_bordered(bordered: Image, model: Model
                   ) -> tuple[str | None, float, tuple[CornerRead | None, ...]]:
-    return decide(tuple(read_corner(model, p) for p in corner_patches(bordered)))
+    return decide(tuple(read_corner(model, p)
+                        for p in corner_patches(bordered, corner_width(model))))
 
 
 def decide(reads: tuple[CornerRead, ...]
@@ -234,7 +235,7 @@ def read_frame(frame: Image, model: Model,
             tops.append(np.roll(found.corners, 1, axis=0))
         card, conf, reads = decide(tuple(
             read_corner(model, p) for corners in tops
-            for p in corner_patches(warp_card(frame, corners, BORDER))))
+            for p in corner_patches(warp_card(frame, corners, BORDER), corner_width(model))))
         out.append(CardInFrame(card, conf, found.centre, (reads[0], reads[1])))
     out.sort(key=lambda c: (c.centre[0], c.centre[1]))
     return out
@@ -342,15 +343,20 @@ def typical_width(widths: dict[int, float], corners: list[Corner],
 
 
 WHITE_MIN = 80  # the least channel of card white, grey levels, at the dimmest exposure
+# Paper has at most this share of the colour (HSV saturation) of the table
+# round it, within these bounds (of 255).
+PAPER_SAT_SHARE = 0.6
+PAPER_SAT = (12.0, 60.0)
 
 
 def card_masks(frame: Image, gray: Image, short_side: tuple[float, float]) -> list[Image]:
     """Masks at half size of what may be cards, each of which finds some
     cards the others miss: lighter than the neighbourhood of a small card
     (felt, cards up to a few times the smallest width, as card_mask); the
-    same for the neighbourhood of a large card (a close camera); and white
+    same for the neighbourhood of a large card (a close camera); white
     (the least of the three channels over its Otsu threshold: paper is
-    bright in every channel, wood and felt are not). A proposal costs only
+    bright in every channel, wood and felt are not); and without colour
+    (paper is grey, a light wooden table is not). A proposal costs only
     the reads of its corners, and the reader refuses what is no index."""
     h, w = gray.shape[:2]
     half = (w // 2, h // 2)
@@ -371,6 +377,19 @@ def card_masks(frame: Image, gray: Image, short_side: tuple[float, float]) -> li
         # it splits the felt's own grain.
         if level >= WHITE_MIN:
             masks.append(_cleaned(otsu))
+        # Paper has almost no colour; wood, felt and most tables have some.
+        # On a light wooden table the white mask takes the wood with the
+        # card, and a card filling the view leaves no lighter neighbourhood.
+        hsv = cv2.cvtColor(cv2.GaussianBlur(colour, (5, 5), 0), cv2.COLOR_BGR2HSV)
+        sat = hsv[:, :, 1]
+        edge = np.concatenate([sat[:8].ravel(), sat[-8:].ravel(), sat[:, :8].ravel(),
+                               sat[:, -8:].ravel()])
+        # Under the table's own colour, taken where the image's edge is
+        # (mostly table): paper 10-25, light wood 35-75 on the real photos.
+        most = float(np.clip(PAPER_SAT_SHARE * np.median(edge), *PAPER_SAT))
+        paper = ((sat <= most) & (hsv[:, :, 2] >= WHITE_MIN)).astype(np.uint8)
+        if 0.02 <= float(paper.mean()) <= 0.9:
+            masks.append(_cleaned(paper * 255))
     return masks
 
 
@@ -455,12 +474,15 @@ def _on_card(card: Image, corner: Corner, width: float) -> bool:
     return 0 <= i < card.shape[0] and 0 <= j < card.shape[1] and bool(card[i, j])
 
 
-def corner_reads(frame: Image, gray: Image, model: LearnedReader,
-                 short_side: tuple[float, float]
-                 ) -> tuple[_Proposals, float | None, list[tuple[Corner, CornerPose, CornerRead]]]:
-    """Every corner proposed (on outlines, where edges meet, hidden a width
-    along a side), each read at its width or widths: the proposals, the
-    cards' width in the image, and each corner's pose and read."""
+Posed = list[tuple[int, Corner, CornerPose]]  # (the corner's number, the corner, a pose)
+
+
+def corner_poses(frame: Image, gray: Image, short_side: tuple[float, float]
+                 ) -> tuple[_Proposals, float | None, Posed, int]:
+    """Every corner proposed on outlines, where edges meet and hidden a
+    width along a side, posed at its width or widths with its index in
+    view: the proposals, the cards' width in the image, the poses, and how
+    many corners were numbered."""
     found = _proposals(frame, gray, short_side)
     typical = typical_width(found.widths, found.corners, short_side)
     corners = list(found.corners)
@@ -471,17 +493,29 @@ def corner_reads(frame: Image, gray: Image, model: LearnedReader,
                 corners.append(c)
     poses = [(i, c, c.pose(w)) for i, c in enumerate(corners)
              for w in _widths(c, found.widths, typical, short_side)]
-    poses = [(i, c, p) for i, c, p in poses if _index_in_view(frame.shape, p)]
-    patches = [corner_patch(frame, p) for *_, p in poses]
+    return found, typical, [(i, c, p) for i, c, p in poses
+                            if _index_in_view(frame.shape, p)], len(corners)
+
+
+def corner_reads(frame: Image, gray: Image, model: LearnedReader,
+                 short_side: tuple[float, float]
+                 ) -> tuple[_Proposals, float | None, list[tuple[Corner, CornerPose, CornerRead]]]:
+    """Every corner proposed (corner_poses) and both index corners of each
+    whole card's outline warped (_warped), each read: the proposals, the
+    cards' width in the image, and each corner's pose and read."""
+    found, typical, poses, numbered = corner_poses(frame, gray, short_side)
+    patches = [corner_patch(frame, p, model.corner_width) for *_, p in poses]
     for region in found.widths:
-        for k, (corner, patch) in enumerate(_warped(frame, found.regions[region], region)):
-            poses.append((len(corners) + 4 * region + k, corner, corner.pose(1.0)))
+        for k, (corner, patch) in enumerate(_warped(frame, found.regions[region], region,
+                                                    model.corner_width)):
+            poses.append((numbered + 4 * region + k, corner, corner.pose(1.0)))
             patches.append(patch)
     reads = _one_per_corner([i for i, _, _ in poses], model.read_corners(patches))
     return found, typical, [(c, p, r) for (_, c, p), r in zip(poses, reads, strict=True)]
 
 
-def _warped(frame: Image, contour: Image, region: int) -> list[tuple[Corner, Image]]:
+def _warped(frame: Image, contour: Image, region: int, width: int
+            ) -> list[tuple[Corner, Image]]:
     """A whole card's two index corners as the other readers read them: its
     outline's four corners warped to the canonical card (its perspective
     undone), each corner placed from the card's edges (corner_patches); a
@@ -492,14 +526,14 @@ def _warped(frame: Image, contour: Image, region: int) -> list[tuple[Corner, Ima
         return []
     box = _portrait_order(quad[:, 0, :].astype(np.float32))
     sides = (float(np.linalg.norm(box[1] - box[0])), float(np.linalg.norm(box[3] - box[0])))
-    tops = [box]
-    if sides[1] < SQUARISH * sides[0]:
-        tops.append(np.roll(box, 1, axis=0))
+    # Both ways round: a photo stretched by its export, or taken at a slant,
+    # may show a card wider than long (the network refuses the corners
+    # without an index).
     out = []
-    for top in tops:
+    for top in (box, np.roll(box, 1, axis=0)):
         x, y = float(top[0][0]), float(top[0][1])
         stand_in = Corner((x, y), (1.0, 0.0), (0.0, 1.0), sides, region)
-        out += [(stand_in, p) for p in corner_patches(warp_card(frame, top, BORDER))]
+        out += [(stand_in, p) for p in corner_patches(warp_card(frame, top, BORDER), width)]
     return out
 
 

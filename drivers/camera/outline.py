@@ -37,6 +37,9 @@ F64 = npt.NDArray[np.float64]
 
 CORNER_ANGLE = (55.0, 125.0)  # degrees: a right angle under a slant or a stretched export
 BORDER_GAP = 3.0  # a vertex this near to the image's edge is where the image cuts a card
+# A whole card's length over its width as a camera may show it: 1.4 to 1.56
+# on the table, squeezed or stretched by a slant and an export.
+ASPECT_SEEN = (0.55, 2.2)
 
 
 @dataclass(frozen=True)
@@ -59,13 +62,15 @@ class Corner:
         along u, its side along v), each side sets its own scale, as a
         warp of the outline to the canonical card would: a card seen at a
         slant, or in a photo stretched by its export, is a parallelogram
-        whose sides are not in the card's ratio."""
+        whose sides are not in the card's ratio: a phone's 3:4 frame
+        exported square and seen at a slant showed cards 1.5 times as wide
+        as long (ASPECT_SEEN)."""
         a, b = np.array(self.a), np.array(self.b)
         swap = a[0] * b[1] - a[1] * b[0] <= 0
         u, v = (b, a) if swap else (a, b)
         run_u, run_v = (self.sides[1], self.sides[0]) if swap else self.sides
         su = sv = width / CARD_W
-        if run_u >= 0.6 * width and 1.15 <= run_v / run_u <= 2.0:
+        if run_u >= 0.6 * width and ASPECT_SEEN[0] <= run_v / run_u <= ASPECT_SEEN[1]:
             # The runs stop where the rounded corners start (a few % short).
             su, sv = run_u / (0.96 * CARD_W), run_v / (0.97 * CARD_H)
         return CornerPose(self.point, (float(u[0] * su), float(u[1] * su)),
