@@ -3,8 +3,8 @@ deck to the shoe camera, one at a time, in the order asked for. Each card is
 taken when it lies still, wholly in view, along the ramp; focus, exposure and
 placement are checked on it, and a card that fails a check is asked for
 again until it passes or the time for it runs out. From the 52 images come
-the deck templates (as for `calibrate deck`) and the shoe geometry: the band
-the index corner crosses and the glyph size in pixels.
+the reader adapted to the deck (as for `calibrate deck`) and the shoe
+geometry: the band the index corner crosses and the glyph size in pixels.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from calibration.deck import ALL_CARDS, calibrate_cards, index_of
+from calibration.deck import ALL_CARDS, calibrate_cards
 from calibration.vision_file import CalibrationError, VisionCalibration
 from drivers.camera.capture import FrameSource
-from drivers.camera.frame import CARD_W, corners_of, find_cards, warp_card
+from drivers.camera.frame import CARD_W, RANK_HEIGHT, corners_of, find_cards, warp_card
 from drivers.camera.glyphs import Image, to_gray
 from drivers.camera.shoe import ShoeGeometry
 
@@ -94,11 +94,10 @@ def check_shot(frame: Image) -> Shot | str:
             f"focus: the index is soft (sharpness {sharp:.0f}, needs {FOCUS_MIN:.0f}); "
             "refocus the camera or clean its window"
         )
-    index = index_of(corner) or index_of(corners_of(card)[1])
-    if index is None:
-        return "region: no index (rank over suit) found in the card's corners"
+    # (the index's nominal size at this scale: the ink corners of the shoe
+    # look for glyphs about this tall; the reader itself reads the corner)
     scale = found.size[0] / CARD_W
-    return Shot(card, float(xs.min()), found.size[0], index.rank_box.h * scale, sharp, paper)
+    return Shot(card, float(xs.min()), found.size[0], RANK_HEIGHT * scale, sharp, paper)
 
 
 def take_card(source: FrameSource, code: str, max_frames: int) -> Shot:

@@ -1,36 +1,29 @@
-"""The vision calibration file (`.npz`), format version 3.
+"""The vision calibration file (`.npz`), format version 4.
 
 One NumPy archive, no pickled objects (loaded with allow_pickle=False):
 
-| key            | type                  | content                                        |
-|----------------|-----------------------|------------------------------------------------|
-| `format`       | str                   | always `croupier-vision-calibration`           |
-| `version`      | int                   | format version; this code reads version 3 only |
-| `meta`         | str (JSON)            | see below                                      |
-| `rank_vectors` | float32 (n, d_rank)   | rank glyph features (drivers.camera.features)  |
-| `rank_labels`  | str (n,)              | rank code of each row: A 2..9 T J Q K          |
-| `suit_vectors` | float32 (m, d_suit)   | suit glyph features                            |
-| `suit_labels`  | str (m,)              | suit code of each row: S H D C                 |
-| `corner_templates` | float16 (104, d)  | unit rows of the coarse corner ink maps (align) |
-| `corner_labels` | str (104,)           | card code of each corner template              |
-| `reader_<part>_weights` | float32 (d, k) | discriminant of part whole, rank or suit       |
-| `reader_<part>_bias`, `_mean`, `_labels` | float32 (k), (d); str (k) | the rest of it |
+| key            | type               | content                                          |
+|----------------|--------------------|--------------------------------------------------|
+| `format`       | str                | always `croupier-vision-calibration`             |
+| `version`      | int                | format version; this code reads version 4 only   |
+| `meta`         | str (JSON)         | see below                                        |
+| `head_weights` | float32 (d, k)     | the house deck's discriminant over the corner    |
+| `head_bias`    | float32 (k)        | network's features (drivers.camera.adapted): d   |
+| `head_mean`    | float32 (d)        | features, k classes (the 52 cards and `??`, no   |
+| `head_labels`  | str (k)            | index)                                           |
 
-The glyph templates (rank_/suit_ rows) are what the calibration checks read
-the deck with; the corner templates and discriminants are the reader.
-
-Version 3 has the layout of version 2; its reader was trained on ink maps
-whose paper level keeps a dark strip at a patch's edge dark
-(drivers.camera.match.ink_maps). A version 2 reader, trained on maps where
-that strip was read as ink, is refused: calibrate again.
+Version 4 adapts the learned reader (drivers.camera.learned) to the house
+deck. Versions 1 to 3 held glyph templates and discriminants of the
+calibrated reader of hand-made rules, which the learned reader replaced:
+they are refused (calibrate again), and so is a version 4 file made with
+another corner network than the one installed (its digest is in `meta`).
 
 `meta` holds: `kind` ("deck" or "camera"), `deck` (a name), `created` (UTC,
-ISO 8601), `feature_dims` ([d_rank, d_suit], checked against the running
-code), `thresholds` (the acceptance rule), and for a camera calibration
-`geometry` (`frame_size`, `band`, `rank_height`, `card_width`) plus `checks`
-(the focus, exposure and region figures measured while calibrating), and
-`reader` (`rank_box`, `suit_box` as [x, y, w, h] in canonical corner pixels,
-and the acceptance thresholds).
+ISO 8601), `network` (the SHA-256 of the corner network the head was fitted
+with), `llr` and `frame_llr` (the head's acceptance ratios: shoe, frame
+mode), and for a camera calibration `geometry` (`frame_size`, `band`,
+`rank_height`, `card_width`) plus `checks` (the focus, exposure and region
+figures measured while calibrating).
 """
 
 from __future__ import annotations
@@ -42,19 +35,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from drivers.camera import kernels
-from drivers.camera.features import RANK_SIZE, SUIT_SIZE, rank_features, suit_features
-from drivers.camera.glyphs import Box
+from drivers.camera.adapted import NO_INDEX, AdaptedReader, DeckHead
 from drivers.camera.lda import Discriminant
-from drivers.camera.match import CalibratedReader, MatchThresholds
-from drivers.camera.model import RANKS, SUITS, GlyphModel, TemplateSet, Thresholds
+from drivers.camera.learned import EMBEDDING, learned_model
+from drivers.camera.model import RANKS, SUITS
 from drivers.camera.shoe import ShoeGeometry
 
 FORMAT = "croupier-vision-calibration"
-VERSION = 3
-PARTS = ("whole", "rank", "suit")
+VERSION = 4
+LABELS = sorted([r + s for s in SUITS for r in RANKS] + [NO_INDEX])
 
 
 class CalibrationError(ValueError):
@@ -65,34 +55,18 @@ class CalibrationError(ValueError):
 class VisionCalibration:
     kind: str
     deck: str
-    rank_vectors: npt.NDArray[np.float32]
-    rank_labels: list[str]
-    suit_vectors: npt.NDArray[np.float32]
-    suit_labels: list[str]
-    thresholds: Thresholds = field(default_factory=Thresholds)
+    head: DeckHead
     geometry: ShoeGeometry | None = None
     checks: dict[str, Any] = field(default_factory=dict)
     created: str = ""
-    reader: CalibratedReader | None = None
 
-    def glyph_model(self) -> GlyphModel:
-        """The deck's glyph templates (what the calibration checks use)."""
-        return GlyphModel(TemplateSet(self.rank_vectors, self.rank_labels),
-                          TemplateSet(self.suit_vectors, self.suit_labels),
-                          self.thresholds, name=self.deck)
-
-    def model(self) -> CalibratedReader:
-        """The reader for this deck."""
-        if self.reader is None:
-            raise CalibrationError("this calibration holds no reader")
-        kernels.warm()  # (the reader's compiled loops ready before its first frame)
-        return self.reader
-
-
-def feature_dims() -> list[int]:
-    blank_r = np.zeros((RANK_SIZE[1], RANK_SIZE[0]), np.float32)
-    blank_s = np.zeros((SUIT_SIZE[1], SUIT_SIZE[0]), np.float32)
-    return [len(rank_features(blank_r)), len(suit_features(blank_s))]
+    def model(self) -> AdaptedReader:
+        """The reader for this deck: the installed corner network with the
+        deck's head."""
+        try:
+            return AdaptedReader(learned_model(), self.head)
+        except ValueError as exc:
+            raise CalibrationError(str(exc)) from None
 
 
 def save(cal: VisionCalibration, path: Path) -> None:
@@ -100,60 +74,20 @@ def save(cal: VisionCalibration, path: Path) -> None:
         "kind": cal.kind,
         "deck": cal.deck,
         "created": cal.created or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "feature_dims": feature_dims(),
-        "thresholds": asdict(cal.thresholds),
+        "network": cal.head.network,
+        "llr": cal.head.llr,
+        "frame_llr": cal.head.frame_llr,
         "geometry": asdict(cal.geometry) if cal.geometry else None,
         "checks": cal.checks,
-        "reader": _reader_meta(cal.model()),
     }
-    reader = cal.model()
-    arrays: dict[str, Any] = {"corner_templates": reader.whole_templates.astype(np.float16),
-                              "corner_labels": np.array(reader.template_labels)}
-    for part in PARTS:
-        d: Discriminant = getattr(reader, part)
-        arrays[f"reader_{part}_weights"] = d.weights
-        arrays[f"reader_{part}_bias"] = d.bias
-        arrays[f"reader_{part}_mean"] = d.mean
-        arrays[f"reader_{part}_labels"] = np.array(d.labels)
+    d = cal.head.discriminant
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as fh:
         np.savez_compressed(
             fh, format=np.array(FORMAT), version=np.array(VERSION), meta=np.array(json.dumps(meta)),
-            rank_vectors=cal.rank_vectors.astype(np.float32),
-            rank_labels=np.array(cal.rank_labels, dtype="<U1"),
-            suit_vectors=cal.suit_vectors.astype(np.float32),
-            suit_labels=np.array(cal.suit_labels, dtype="<U1"), **arrays,
+            head_weights=d.weights, head_bias=d.bias, head_mean=d.mean,
+            head_labels=np.array(d.labels),
         )
-
-
-def _reader_meta(reader: CalibratedReader) -> dict[str, Any]:
-    def box(b: Box) -> list[int]:
-        return [b.x, b.y, b.w, b.h]
-
-    return {"rank_box": box(reader.rank_box), "suit_box": box(reader.suit_box),
-            "thresholds": asdict(reader.thresholds)}
-
-
-def _reader_from(meta: dict[str, Any], data: dict[str, Any], name: str) -> CalibratedReader:
-    parts = {}
-    for part in PARTS:
-        labels = [str(x) for x in data[f"reader_{part}_labels"]]
-        parts[part] = Discriminant(labels, np.asarray(data[f"reader_{part}_weights"], np.float32),
-                                   np.asarray(data[f"reader_{part}_bias"], np.float32),
-                                   np.asarray(data[f"reader_{part}_mean"], np.float32))
-        if not all(np.isfinite(getattr(parts[part], k)).all()
-                   for k in ("weights", "bias", "mean")):
-            raise ValueError(f"the {part} discriminant contains non-finite numbers")
-    if len(parts["whole"].labels) != 52 or parts["rank"].labels != sorted(RANKS) \
-            or parts["suit"].labels != sorted(SUITS):
-        raise ValueError("the reader must know every card, rank and suit")
-    templates = np.asarray(data["corner_templates"], np.float32)
-    rb, sb = (Box(*(int(v) for v in meta[k])) for k in ("rank_box", "suit_box"))
-    labels = [str(x) for x in data["corner_labels"]]
-    if len(labels) != templates.shape[0] or set(labels) != set(parts["whole"].labels):
-        raise ValueError("corner templates and their labels do not match")
-    return CalibratedReader(templates, parts["whole"], parts["rank"], parts["suit"], rb, sb,
-                            labels, MatchThresholds(**meta["thresholds"]), name=name)
 
 
 def load(path: Path) -> VisionCalibration:
@@ -177,23 +111,24 @@ def load(path: Path) -> VisionCalibration:
         cal = _from_arrays(meta, data)
     except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
         raise CalibrationError(f"{path}: damaged calibration file ({exc})") from None
+    if cal.head.network != learned_model().digest:
+        raise CalibrationError(f"{path}: made with another corner network than the one "
+                               "installed; calibrate again")
     return cal
 
 
 def _from_arrays(meta: dict[str, Any], data: dict[str, Any]) -> VisionCalibration:
-    dims = feature_dims()
-    if list(meta["feature_dims"]) != dims:
-        raise ValueError(f"features of size {meta['feature_dims']}, this code uses {dims}")
-    rv = np.asarray(data["rank_vectors"], np.float32)
-    sv = np.asarray(data["suit_vectors"], np.float32)
-    rl = [str(x) for x in data["rank_labels"]]
-    sl = [str(x) for x in data["suit_labels"]]
-    if rv.shape != (len(rl), dims[0]) or sv.shape != (len(sl), dims[1]):
-        raise ValueError("template arrays and labels do not match")
-    if set(rl) != set(RANKS) or set(sl) != set(SUITS):
-        raise ValueError("templates must cover every rank and suit")
-    if not (np.isfinite(rv).all() and np.isfinite(sv).all()):
-        raise ValueError("templates contain non-finite numbers")
+    labels = [str(x) for x in data["head_labels"]]
+    if labels != LABELS:
+        raise ValueError("the head must know every card and no index")
+    d = Discriminant(labels, np.asarray(data["head_weights"], np.float32),
+                     np.asarray(data["head_bias"], np.float32),
+                     np.asarray(data["head_mean"], np.float32))
+    if d.mean.shape != (EMBEDDING,):
+        raise ValueError(f"features of size {d.mean.shape[0]}, this network gives {EMBEDDING}")
+    if not all(np.isfinite(a).all() for a in (d.weights, d.bias, d.mean)):
+        raise ValueError("the head contains non-finite numbers")
+    head = DeckHead(d, float(meta["llr"]), float(meta["frame_llr"]), str(meta["network"]))
     geometry = ShoeGeometry(
         frame_size=_pair(meta["geometry"]["frame_size"]),
         band=_pair(meta["geometry"]["band"]),
@@ -205,10 +140,8 @@ def _from_arrays(meta: dict[str, Any], data: dict[str, Any]) -> VisionCalibratio
     if meta["kind"] not in ("deck", "camera"):
         raise ValueError(f"unknown kind {meta['kind']!r}")
     return VisionCalibration(
-        kind=str(meta["kind"]), deck=str(meta["deck"]), rank_vectors=rv, rank_labels=rl,
-        suit_vectors=sv, suit_labels=sl, thresholds=Thresholds(**meta["thresholds"]),
-        geometry=geometry, checks=dict(meta.get("checks") or {}), created=str(meta["created"]),
-        reader=_reader_from(meta["reader"], data, str(meta["deck"])),
+        kind=str(meta["kind"]), deck=str(meta["deck"]), head=head, geometry=geometry,
+        checks=dict(meta.get("checks") or {}), created=str(meta["created"]),
     )
 
 

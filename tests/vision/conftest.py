@@ -1,5 +1,7 @@
 """Shared fixtures: the decks (copied test data and the project's own),
-their deck calibrations (made once per session), and card images."""
+their deck calibrations (the learned reader adapted to each, made once per
+session), the glyph-matching reader the learned one replaced (its own
+tests), and card images."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ import numpy as np
 import pytest
 
 from calibration.deck import calibrate_cards, calibrate_deck
+from calibration.train import train_reader
 from calibration.vision_file import VisionCalibration
 from drivers.camera.frame import CARD_H, CARD_W
+from drivers.camera.match import CalibratedReader
 from sim.camera.decks import Deck, house_deck, load_deck
 
 DECKS = Path(__file__).resolve().parent.parent / "data" / "decks"
@@ -31,6 +35,7 @@ def canonical(deck: Deck) -> dict[str, Any]:
 
 _decks: dict[str, Deck] = {}
 _cals: dict[str, VisionCalibration] = {}
+_matchers: dict[str, CalibratedReader] = {}
 
 
 def get_deck(name: str) -> Deck:
@@ -47,10 +52,18 @@ def get_deck(name: str) -> Deck:
 def get_calibration(name: str) -> VisionCalibration:
     if name not in _cals:
         if name.startswith("house"):
-            _cals[name] = calibrate_cards(canonical(get_deck(name)), deck=name)
+            _cals[name] = calibrate_cards(get_deck(name), deck=name)
         else:
             _cals[name] = calibrate_deck(DECKS / name)
     return _cals[name]
+
+
+def get_matcher(name: str) -> CalibratedReader:
+    """The glyph-matching reader of a deck (drivers.camera.match), which
+    calibration made before the learned reader replaced it."""
+    if name not in _matchers:
+        _matchers[name] = train_reader(canonical(get_deck(name)), name)
+    return _matchers[name]
 
 
 @pytest.fixture(params=DECK_NAMES)

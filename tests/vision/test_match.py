@@ -17,7 +17,7 @@ from drivers.camera.glyphs import percentile, to_gray
 from drivers.camera.match import SCREEN_FIT, align, coarse, first_step, ink_maps
 from drivers.camera.shoe import ShoeGeometry, corners_in_view, read_band, still_band
 from sim.camera.shoe import ShoeCamera
-from tests.vision.conftest import get_calibration, get_deck
+from tests.vision.conftest import get_deck, get_matcher
 
 FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 GEOMETRY = ShoeGeometry()
@@ -46,7 +46,7 @@ def test_the_two_steps_find_the_full_searchs_shift_on_every_read_corner(name: st
     corner of the deck (min_fit or more), the two steps find the same shift
     and fit; nowhere do they find a better fit than it (they search fewer
     shifts and templates)."""
-    model = get_calibration(name).model()
+    model = get_matcher(name)
     cam, rng = ShoeCamera(get_deck(name), seed=31), np.random.default_rng(32)
     codes = sorted(get_deck(name))
     found = 0
@@ -65,7 +65,7 @@ def test_the_two_steps_find_the_full_searchs_shift_on_every_read_corner(name: st
 
 
 def test_templates_are_laid_out_as_columns_less_their_means_with_a_column_of_ones() -> None:
-    model = get_calibration("npm-cardsjs").model()
+    model = get_matcher("npm-cardsjs")
     t = model.templates
     n = len(model.whole_templates)
     assert t.count == n
@@ -81,7 +81,7 @@ def test_templates_are_laid_out_as_columns_less_their_means_with_a_column_of_one
 
 
 def test_maps_too_small_for_the_search_are_refused() -> None:
-    model = get_calibration("npm-cardsjs").model()
+    model = get_matcher("npm-cardsjs")
     small = np.zeros((2, CORNER_H // 2, CORNER_W // 2), np.float32)  # no margin to shift in
     with pytest.raises(ValueError, match="run off maps"):
         first_step(small, model.templates)
@@ -96,7 +96,7 @@ def test_a_pictures_shapes_on_a_read_cards_face_are_screened_out() -> None:
     band = cv2.imread(str(FRAMES / "svg-cards-QH-band-picture-shapes-screened-out.png"))
     assert band is not None
     ramp = percentile(to_gray(band)[::4, ::4], 10)
-    model = get_calibration("npm-svg-cards").model()
+    model = get_matcher("npm-svg-cards")
     reads = read_band(band, model, GEOMETRY, ramp)
     assert [(p.source, r.card) for p, r in reads] == [("edges", "QH"), ("ink", None)]
     patch = corner_patch(band, reads[1][0])
@@ -111,7 +111,7 @@ def test_a_stuck_cards_index_on_the_face_of_another_passes_the_screen(name: str)
     """Two cards pulled out together: the trailing card's index lies on the
     leading card's face, found by its ink. In every frame where the full
     read gives it, the screened read gives it too."""
-    model = get_calibration(name).model()
+    model = get_matcher(name)
     cam = ShoeCamera(get_deck(name), seed=0)
     seen = 0
     for frame in cam.stuck_pair("AS", "KD"):

@@ -39,7 +39,7 @@ from drivers.camera.source import CardSource
 from sim.camera.decks import ALL_CARDS, card_back, cut_card
 from sim.camera.optics import OpticsRange
 from sim.camera.shoe import ShoeCamera
-from tests.vision.conftest import get_calibration, get_deck
+from tests.vision.conftest import get_calibration, get_deck, get_matcher
 
 GEOMETRY = ShoeGeometry()
 FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
@@ -364,13 +364,14 @@ def test_a_court_pictures_shapes_place_no_corner_by_their_ink(
     search finds two more rank-over-suit pairs in the picture, in the index
     column and outside her corner. Their "suits" are a stroke and a hollow
     shape, and they place no corner; with the suit's shape not asked for,
-    they do, and each is read and refused by both readers (the calibrated
-    one finds no corner of the deck there and reads no region)."""
+    they do, and each is read and refused by both readers of hand-made
+    rules (the glyph-matching one finds no corner of the deck there and
+    reads no region)."""
     band, ramp = _band("svg-cards-QC-band-picture-shapes-in-the-index-column.png")
     places = find_index_places(to_gray(band), GEOMETRY.rank_height)
     assert len(places) == 3 and [suit_shaped(p) for p in places] == [True, False, False]
     gen = generic_model()
-    cal = get_calibration("npm-svg-cards").model()
+    cal = get_matcher("npm-svg-cards")
     for model in (gen, cal):
         assert [p.source for p in band_poses(band, model, GEOMETRY, ramp)] == ["edges"]
         assert [r.card for _, r in read_band(band, model, GEOMETRY, ramp)] == ["QC"]

@@ -1,0 +1,133 @@
+"""Adapting the learned reader to a house deck (calibration time).
+
+From the deck's own 52 faces: views of each index corner as the shoe and
+table cameras show them (calibration.corner_samples, the views the network
+learnt from, here of this deck alone) and views of what on the deck is no
+index (pips, court pictures, an index whose rank is covered; card backs and
+felt), the network's features
+of each, and a linear discriminant of the 52 cards and "no index" on them:
+the deck's head (drivers.camera.adapted). Then the head is checked on other
+views of the same faces: a card another card's views are taken for, or
+whose own views read as another card, is refused by name.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+
+from calibration.corner_samples import covered, sample
+from drivers.camera.adapted import NO_INDEX, AdaptedReader, DeckHead
+from drivers.camera.glyphs import Image
+from drivers.camera.lda import Discriminant
+from drivers.camera.learned import F32, LearnedReader
+from drivers.camera.model import RANKS, SUITS
+
+ALL_CARDS = tuple(r + s for s in SUITS for r in RANKS)
+VIEWS = 32  # views of each card's index corner learnt from
+NEGATIVE_VIEWS = 640  # views of what is no index
+CHECK_VIEWS = 12  # other views of each card, read to check the head
+MISREAD_VIEWS = 2  # of them read as another card: the card is refused
+SHRINK = 0.1  # the pooled covariance pulled toward its mean variance
+# Sure at these log-likelihood ratios (best card over the runner-up); set
+# out of fold (bench.vision_oof --tune): no left-out design misread.
+LLR = 40.0
+FRAME_LLR = 60.0
+BATCH = 256
+
+
+class AdaptError(ValueError):
+    """A deck the reader cannot be adapted to, naming the card and why."""
+
+
+def _views(faces: dict[str, Image], per_card: int, negatives: int, seed: int
+           ) -> tuple[list[Image], list[str]]:
+    rng = np.random.default_rng(seed)
+    patches, labels = [], []
+    for code in ALL_CARDS:
+        one = {code: faces[code]}
+        for _ in range(per_card):
+            patches.append(sample(one, rng, negative=0.0).patch)
+            labels.append(code)
+    for k in range(negatives):
+        # Half of them an index whose rank is covered: the head must not
+        # take what is left of a rank for the rank it is part of.
+        view = (covered(faces, rng) if k % 2 else None) or sample(faces, rng, negative=1.0)
+        patches.append(view.patch)
+        labels.append(NO_INDEX)
+    return patches, labels
+
+
+def _features(base: LearnedReader, patches: list[Image]) -> tuple[F32, F32]:
+    ps, es = [], []
+    for i in range(0, len(patches), BATCH):
+        p, e = base.features(patches[i : i + BATCH])
+        ps.append(p)
+        es.append(e)
+    return np.concatenate(ps), np.concatenate(es)
+
+
+def adapt(faces: dict[str, Image], base: LearnedReader, seed: int = 0,
+          progress: Callable[[str], None] | None = None) -> AdaptedReader:
+    """The learned reader adapted to the deck of these 52 faces (BGR or
+    BGRA, each at its own size and ratio); AdaptError names a card the
+    adapted reader would not read reliably."""
+    missing = [c for c in ALL_CARDS if c not in faces]
+    if missing:
+        raise AdaptError(f"missing cards: {' '.join(missing)}")
+    if progress:
+        progress("rendering views of the 52 faces")
+    patches, labels = _views(faces, VIEWS, NEGATIVE_VIEWS, seed)
+    _, e = _features(base, patches)
+    head = DeckHead(Discriminant.train(e, labels, shrink=SHRINK), LLR, FRAME_LLR, base.digest)
+    reader = AdaptedReader(base, head)
+    if progress:
+        progress("checking the reader on other views")
+    check(reader, faces, seed + 1)
+    return reader
+
+
+def check(reader: AdaptedReader, faces: dict[str, Image], seed: int) -> None:
+    """Other views of each card, read by the adapted reader: a card whose
+    image the network alone reads as another card, or read as another card
+    in MISREAD_VIEWS of them, is refused (images named wrongly, or two cards
+    of the deck too alike), and so is one read in fewer than half."""
+    patches, labels = _views(faces, CHECK_VIEWS, 0, seed)
+    p, e = _features(reader, patches)
+    # The network alone, sure of another card in a card's views: its image
+    # shows another card (a deck the network reads as it is).
+    named: dict[str, Counter[str]] = {}
+    for truth, pi in zip(labels, p, strict=True):
+        alone = reader.decide(pi).card
+        if alone is not None and alone != truth:
+            named.setdefault(truth, Counter())[alone] += 1
+    for truth in ALL_CARDS:
+        if truth in named and sum(named[truth].values()) >= CHECK_VIEWS / 4:
+            shown = named[truth].most_common(1)[0][0]
+            raise AdaptError(f"{truth}: its image shows {shown}; check the image names")
+    reads = [reader.combine(pi, ei, reader.thresholds, reader.head.llr)
+             for pi, ei in zip(p, e, strict=True)]
+    read: Counter[str] = Counter()
+    misread: dict[str, Counter[str]] = {}
+    for truth, r in zip(labels, reads, strict=True):
+        if r.card is None:
+            continue
+        if r.card != truth:
+            misread.setdefault(truth, Counter())[r.card] += 1
+        else:
+            read[truth] += 1
+    for truth, other in misread.items():
+        # One view in twelve, at the far end of the camera envelope (a card
+        # 70 px wide, blurred), may go wrong on any deck; the same card
+        # going wrong again is the deck's (or its image names').
+        if sum(other.values()) >= MISREAD_VIEWS:
+            raise AdaptError(f"{truth}: {sum(other.values())} of {CHECK_VIEWS} views of it read "
+                             f"as {other.most_common(1)[0][0]}; check the image names, or the "
+                             "deck's indices are too alike")
+    poor = [c for c in ALL_CARDS if read[c] < CHECK_VIEWS / 2]
+    if poor:
+        raise AdaptError(f"{poor[0]}: read in {read[poor[0]]} of {CHECK_VIEWS} views of its "
+                         "own face (is its index in its top left corner?)"
+                         + (f"; also {' '.join(poor[1:8])}" if len(poor) > 1 else ""))

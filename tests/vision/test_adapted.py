@@ -1,0 +1,72 @@
+"""The learned reader adapted to a house deck from its 52 faces
+(calibration.adapt, drivers.camera.adapted)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.adapt import AdaptError, adapt
+from drivers.camera.adapted import AdaptedReader
+from drivers.camera.learned import learned_model
+from drivers.camera.shoe import ShoeGeometry, read_still
+from sim.camera.decks import Deck, load_deck
+from sim.camera.shoe import ShoeCamera
+
+DECKS = Path(__file__).resolve().parent.parent / "data" / "decks"
+
+
+@pytest.fixture(scope="module")
+def deck() -> Deck:
+    return load_deck(DECKS / "npm-cardsjs")
+
+
+@pytest.fixture(scope="module")
+def adapted(deck: Deck) -> AdaptedReader:
+    return adapt(deck, learned_model(), seed=3)
+
+
+def test_reads_the_house_decks_shoe_frames(deck: Deck, adapted: AdaptedReader) -> None:
+    cam = ShoeCamera(deck, seed=11)
+    rng = np.random.default_rng(12)
+    codes = sorted(deck)
+    truth = [codes[int(i)] for i in rng.integers(0, 52, 60)]
+    got = [read_still(cam.still(c), adapted, ShoeGeometry())[0] for c in truth]
+    assert sum(g == t for g, t in zip(got, truth, strict=True)) >= 57
+    assert all(g in (None, t) for g, t in zip(got, truth, strict=True))
+
+
+def test_reads_every_corner_the_network_alone_reads(deck: Deck, adapted: AdaptedReader) -> None:
+    """Never worse than uncalibrated: where the network alone is sure, the
+    adapted reader reads the same card (or, where the deck's own head is
+    sure of another, neither)."""
+    cam = ShoeCamera(deck, seed=21)
+    base = learned_model()
+    for code in ("7H", "QS", "TD", "AC", "5S", "KD"):
+        frame = cam.still(code)
+        alone = read_still(frame, base, ShoeGeometry())[0]
+        both = read_still(frame, adapted, ShoeGeometry())[0]
+        if alone is not None:
+            assert both == alone
+
+
+def test_faces_named_wrongly_are_refused_with_their_names(deck: Deck) -> None:
+    swapped = dict(deck)
+    swapped["AS"], swapped["7D"] = deck["7D"], deck["AS"]
+    with pytest.raises(AdaptError, match=r"^(AS|7D): "):
+        adapt(swapped, learned_model(), seed=3)
+
+
+def test_missing_faces_are_refused(deck: Deck) -> None:
+    partial = {k: v for k, v in deck.items() if k not in ("QH", "2C")}
+    with pytest.raises(AdaptError, match=r"missing cards: .*QH"):
+        adapt(partial, learned_model(), seed=3)
+
+
+def test_a_head_made_with_another_network_is_refused(adapted: AdaptedReader) -> None:
+    other = replace(adapted.head, network="0" * 64)
+    with pytest.raises(ValueError, match="calibrate again"):
+        AdaptedReader(learned_model(), other)
