@@ -45,6 +45,7 @@ from drivers.camera.shoe import ShoeGeometry
 FORMAT = "croupier-vision-calibration"
 VERSION = 4
 LABELS = sorted([r + s for s in SUITS for r in RANKS] + [NO_INDEX])
+MAX_META = 1 << 20  # characters of the meta's JSON
 
 
 class CalibrationError(ValueError):
@@ -101,16 +102,27 @@ def load(path: Path) -> VisionCalibration:
         raise CalibrationError(f"{path}: not a calibration file ({exc})") from None
     if str(data.get("format", "")) != FORMAT:
         raise CalibrationError(f"{path}: not a croupier vision calibration file")
-    version = int(data.get("version", -1))
+    try:
+        version = int(data.get("version", -1))
+    except (TypeError, ValueError, OverflowError):
+        version = -1
     if version != VERSION:
         raise CalibrationError(
             f"{path}: calibration format version {version} is not supported "
             f"(this croupier reads version {VERSION}); calibrate again")
     try:
-        meta = json.loads(str(data["meta"]))
+        raw = str(data["meta"])
+        if len(raw) > MAX_META:
+            raise ValueError(f"meta of {len(raw)} characters (at most {MAX_META})")
+        meta = json.loads(raw)
+        if not isinstance(meta, dict):
+            raise TypeError("meta is not an object")
         cal = _from_arrays(meta, data)
-    except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
-        raise CalibrationError(f"{path}: damaged calibration file ({exc})") from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
+            RecursionError) as exc:
+        # (a damaged or hostile file may hold anything where the arrays and
+        # the meta should be)
+        raise CalibrationError(f"{path}: damaged calibration file ({str(exc)[:200]})") from None
     if cal.head.network != learned_model().digest:
         raise CalibrationError(f"{path}: made with another corner network than the one "
                                "installed; calibrate again")
