@@ -6,8 +6,7 @@ Each real design is read by its fold's network (bench.vision_oof: trained
 without the design's whole artwork family) adapted to the design from its
 own 52 faces alone (calibration.adapt), as a house calibrates its deck.
 `--tune N` first sets the heads' log-likelihood ratios on N other still
-frames (and N/4 more with a thumb over the rank: read right or not at all)
-and N/30 other table scenes of each design (no left-out design
+frames and N/30 other table scenes of each design (no left-out design
 misread, then the most read of the worst design), and judges with them;
 without it the defaults of calibration.adapt are used. Columns as in
 bench.vision_oof: still shoe frames, frame mode, cascaded hands, the shoe
@@ -39,7 +38,7 @@ from calibration.adapt import FRAME_LLR, LLR, AdaptError, adapt
 from calibration.designs import Design, design_deck
 from drivers.camera.adapted import AdaptedReader
 from drivers.camera.frame import corner_reads, size_range
-from drivers.camera.glyphs import Image, find_indices
+from drivers.camera.glyphs import Image
 from drivers.camera.learned import F32, LearnedThresholds, load
 from drivers.camera.shoe import ShoeGeometry, read_still
 from sim.camera.shoe import ShoeCamera
@@ -64,37 +63,16 @@ class Recording(AdaptedReader):
 
 
 def still_records(design: Design, rec: Recording, frames: int, seed: int) -> Records:
-    """Still shoe frames, and one in four more with the rank's upper part
-    covered (a thumb: the card read right, or not at all)."""
     deck = design_deck(design)
     cam = ShoeCamera(deck, seed=seed + 7)
     rng = np.random.default_rng(seed + 8)
     codes = sorted(deck)
-    geo = ShoeGeometry()
     out: Records = []
-    for i in range(frames + frames // 4):
+    for _ in range(frames):
         truth = codes[int(rng.integers(len(codes)))]
-        image: Image | None = cam.still(truth)
-        if i >= frames and image is not None:
-            image = thumb_over_rank(image, geo, rng)
-        if image is None:
-            continue
         rec.log = []
-        read_still(image, rec, geo)
+        read_still(cam.still(truth), rec, ShoeGeometry())
         out.append((truth, rec.log))
-    return out
-
-
-def thumb_over_rank(frame: Image, geo: ShoeGeometry, rng: np.random.Generator) -> Image | None:
-    """The frame with the upper 50-90 % of the index's rank covered."""
-    left, right = geo.band
-    found = find_indices(np.ascontiguousarray(frame[:, left:right]), geo.rank_height)
-    if not found:
-        return None
-    r = min(found, key=lambda i: i.rank_box.x).rank_box
-    out = frame.copy()
-    bottom = r.y + int(rng.uniform(0.5, 0.9) * r.h)
-    out[max(0, r.y - 6) : bottom, left + r.x - 6 : left + r.x2 + 6] = (90, 120, 170)
     return out
 
 
@@ -155,8 +133,9 @@ def adapted(design: Design, family: str) -> AdaptedReader | str:
         out = adapt(design_deck(design), reader, seed=7)
     except AdaptError as exc:
         return f"refused: {str(exc)[:90]}"
-    print(f"<!-- {design.name}: adapted in {time.monotonic() - t0:.1f} s -->", flush=True)
-    return out
+    print(f"<!-- {design.name}: adapted in {time.monotonic() - t0:.1f} s; weak cards: "
+          f"{' '.join(out.weak()) or 'none'} -->", flush=True)
+    return out.reader
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -144,6 +144,7 @@ def calibrate_camera(
     cal = calibrate_cards({c: s.card for c, s in shots.items()}, deck=deck, kind="camera")
     cal.geometry = geometry
     cal.checks = {
+        **cal.checks,
         "focus_min": round(min(s.sharpness for s in shots.values()), 1),
         "paper_range": [
             round(min(s.paper for s in shots.values()), 1),

@@ -70,10 +70,11 @@ def calibrate_cards(
     CalibrationError names a card the deck's reader would not read
     reliably."""
     try:
-        reader = adapt(cards, learned_model(), progress=progress)
+        adapted = adapt(cards, learned_model(), progress=progress)
     except AdaptError as exc:
         raise CalibrationError(str(exc)) from None
-    return VisionCalibration(kind=kind, deck=deck, head=reader.head)
+    checks = {"views_read": adapted.read, "weak": adapted.weak()}
+    return VisionCalibration(kind=kind, deck=deck, head=adapted.reader.head, checks=checks)
 
 
 def calibrate_deck(

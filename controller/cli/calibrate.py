@@ -75,7 +75,18 @@ def run_deck(args: argparse.Namespace) -> int:
         return _refuse(exc)
     save(cal, args.out)
     print(f"calibration of deck {cal.deck!r} written to {args.out}", file=sys.stderr)
+    _say_weak(cal.checks)
     return 0
+
+
+def _say_weak(checks: dict[str, object]) -> None:
+    """The cards the adapted reader read in few of their check's views: no
+    danger (never guessed), but the dealer will key them in more often."""
+    weak = checks.get("weak")
+    if isinstance(weak, list) and weak:
+        print(f"note: {len(weak)} cards were read in under a quarter of their check's views "
+              f"and will be keyed in more often: {' '.join(str(c) for c in weak)}",
+              file=sys.stderr)
 
 
 def open_device(device: str) -> object:
@@ -113,6 +124,7 @@ def run_camera(args: argparse.Namespace) -> int:
     finally:
         source.close()
     save(cal, args.out)
+    _say_weak(cal.checks)
     geometry = cal.geometry
     where = f" (band {geometry.band}, rank {geometry.rank_height} px)" if geometry else ""
     print(f"camera calibration written to {args.out}{where}", file=sys.stderr)

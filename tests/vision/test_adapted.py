@@ -26,7 +26,7 @@ def deck() -> Deck:
 
 @pytest.fixture(scope="module")
 def adapted(deck: Deck) -> AdaptedReader:
-    return adapt(deck, learned_model(), seed=3)
+    return adapt(deck, learned_model(), seed=3).reader
 
 
 def test_reads_the_house_decks_shoe_frames(deck: Deck, adapted: AdaptedReader) -> None:
