@@ -9,9 +9,10 @@ or three in each fold, FOLDS): a family is all the options of one artwork
 leaves every option of a left-out artwork out, not one of them. `--train`
 trains one network per fold with calibration.corner_train (the `build`
 extra) into --models; without it the networks there are read. `--tune N`
-sets the thresholds on N other still frames and N/30 other cascades of
-each left-out design (`--ship` writes them into the shipped model's file);
-without it the shipped thresholds are used. Each real design is then read
+sets the thresholds on N other still frames (and N/4 with a thumb over the
+rank) and N/30 other cascades of each left-out design (`--ship` writes
+them into the shipped model's file); without it the shipped thresholds are
+used. Each real design is then read
 by its fold's network, uncalibrated:
 
 - still: `--frames` shoe-camera frames of random cards, each read on its
@@ -43,7 +44,7 @@ import numpy as np
 
 from calibration.designs import Design, design_deck, training_designs
 from drivers.camera.frame import corner_reads, read_frame, size_range
-from drivers.camera.glyphs import Image
+from drivers.camera.glyphs import Image, find_indices
 from drivers.camera.learned import (
     MODEL_PATH,
     PATCH_H,
@@ -198,18 +199,39 @@ Records = list[tuple[str, list[tuple[str, float, float]]]]
 
 def corner_records(design: Design, reader: LearnedReader, frames: int, seed: int) -> Records:
     """Each still frame's truth and its corners' reads (best card, rank
-    probability, suit probability), whatever the thresholds."""
+    probability, suit probability), whatever the thresholds; and a quarter
+    as many more frames with the upper half or more of the index's rank
+    covered (a thumb: the card read right, or not at all)."""
     deck = design_deck(design)
     cam = ShoeCamera(deck, seed=seed + 7)
     rng = np.random.default_rng(seed + 8)
     codes = sorted(deck)
     geo = ShoeGeometry()
     out: Records = []
-    for _ in range(frames):
+    for i in range(frames + frames // 4):
         truth = codes[int(rng.integers(len(codes)))]
-        band, gray, ramp = still_band(cam.still(truth), geo)
+        image: Image | None = cam.still(truth)
+        if i >= frames and image is not None:
+            image = thumb_over_rank(image, geo, rng)
+        if image is None:
+            continue
+        band, gray, ramp = still_band(image, geo)
         reads = [r for _, r in read_band(band, reader, geo, ramp, gray)]
         out.append((truth, [(r.best, r.llr[1], r.llr[2]) for r in reads if r.best != "??"]))
+    return out
+
+
+def thumb_over_rank(frame: Image, geo: ShoeGeometry, rng: np.random.Generator) -> Image | None:
+    """The frame with the upper 50-90 % of the index's rank covered, as a
+    thumb on the card would (tests/vision/test_shoe.py covers 60 %)."""
+    left, _ = geo.band
+    found = find_indices(np.ascontiguousarray(frame[:, left : left + 102]), geo.rank_height)
+    if not found:
+        return None
+    r = min(found, key=lambda i: i.rank_box.x).rank_box
+    out = frame.copy()
+    bottom = r.y + int(rng.uniform(0.5, 0.9) * r.h)
+    out[max(0, r.y - 6) : bottom, left + r.x - 6 : left + r.x2 + 6] = (90, 120, 170)
     return out
 
 
