@@ -130,6 +130,7 @@ class Capture:
         self._queue: queue.Queue[Frame] = queue.Queue(maxsize=maxsize)
         self._stop = threading.Event()
         self._clock = clock
+        self.clock = clock  # the clock of Frame.captured, for whoever times frames
         self._last = clock()
         self._on_stale = on_stale
         self._alerted = False
