@@ -78,6 +78,9 @@ class CameraDriver:
     def start(self, sink: Sink) -> None:
         if self.recorder is not None:
             self.recorder.start()
+        from drivers.camera import kernels
+
+        kernels.warm()  # the reader's compiled loops, before the first frame can wait for them
         error = getattr(self.capture.source, "error", None)
         if error is not None:  # not there at start: one alert now, then retried
             sink(SensorFault(DEVICE, f"{error}: key the cards in on the panel"))
@@ -113,6 +116,8 @@ class CameraDriver:
             self.unreadable += 1
             if self.recorder is not None:
                 self.recorder.save(read)
+        if self.recorder is not None:
+            self.recorder.passed(read)
 
     def frame_age(self) -> float:
         """Seconds since the camera delivered a frame (the service watches it)."""

@@ -37,6 +37,7 @@ class Recorder:
             queue.SimpleQueue()
         )
         self._thread: threading.Thread | None = None
+        self._after = -1  # the last frame of the last card read: a clip starts after it
         self.saved: list[Path] = []  # clips written (the status counts them)
         self.error: str | None = None
 
@@ -48,9 +49,15 @@ class Recorder:
     def keep(self, frame: Frame) -> None:
         self._ring.append(frame)
 
+    def passed(self, read: shoe.CardRead) -> None:
+        """A card's pass ended (read or not): the next clip holds none of it."""
+        self._after = max(self._after, read.last_frame)
+
     def save(self, read: shoe.CardRead) -> None:
-        """The pass of an unreadable card, and BEFORE frames ahead of it."""
-        frames = [f for f in self._ring if read.first_frame - BEFORE <= f.index <= read.last_frame]
+        """The pass of an unreadable card, and up to BEFORE frames of the empty ramp
+        ahead of it (none of the card before: replayed, the clip is this card alone)."""
+        start = max(read.first_frame - BEFORE, self._after + 1)
+        frames = [f for f in self._ring if start <= f.index <= read.last_frame]
         if not frames:
             return
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

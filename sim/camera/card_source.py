@@ -141,7 +141,10 @@ class CameraCardSource(VirtualCardSource):
         return 1.0 / (self.fps * self.speed)
 
     def _run(self) -> None:
+        from drivers.camera import kernels
+
         try:
+            kernels.warm()  # compiled before the first card, as the camera driver does
             while True:
                 try:  # paced: an empty ramp's frame whenever no card comes in time
                     job = self._jobs.get(timeout=self._interval() if self.speed else None)
