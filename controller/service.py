@@ -371,7 +371,7 @@ class Service:
         cards = self.drivers.cards
         if isinstance(cards, FrameClock):
             self.camera = CameraWatch(cards, self.config.cards.camera_stale_after, self.put)
-            self.watchdog.watch("camera", self.camera.stale_after, since=self.camera.last_frame)
+            self.watchdog.watch("camera", self.camera.stale_after, since=self.camera.last_alive)
             self.every(self.camera.stale_after, self._camera_tick)
         self.notifier.ready(f"table {self.table_id}: round {self.table.rounds}")
         try:

@@ -123,6 +123,11 @@ class CameraDriver:
         """Seconds since the camera delivered a frame (the service watches it)."""
         return self.capture.age()
 
+    def alive_age(self) -> float:
+        """Seconds since the capture thread last turned (controller.faults.CameraWatch:
+        the watchdog restarts a table whose camera hangs, not one whose camera is gone)."""
+        return self.capture.turn_age()
+
     def health_report(self) -> list[DeviceHealth]:
         age = self.frame_age()
         stats = self.capture.stats
