@@ -101,4 +101,6 @@ def camera_source(config: Config, profile: RuleProfile, speed: float | None) -> 
         reader = CardSource.from_calibration(sim.calibration)
     except (CalibrationError, OSError, ValueError) as exc:
         raise ConfigError(f"sim calibration: {sim.calibration}: {exc}") from None
-    return CameraCardSource(profile, sim.seed, deck, reader, speed)
+    return CameraCardSource(
+        profile, sim.seed, deck, reader, speed, min_confidence=config.cards.min_confidence
+    )

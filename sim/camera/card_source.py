@@ -71,6 +71,7 @@ class CameraCardSource(VirtualCardSource):
         speed: float | None,
         fps: float = FPS,
         clock: Callable[[], float] = time.monotonic,
+        min_confidence: float = 0.0,
     ) -> None:
         super().__init__(profile, seed, 0.0)
         self.camera = ShoeCamera(deck, seed=seed, fps=fps)
@@ -78,7 +79,7 @@ class CameraCardSource(VirtualCardSource):
         self.speed = speed  # None: as fast as frames render and read
         self.fps = fps
         self.clock = clock
-        self.tally = CameraTally()
+        self.tally = CameraTally(min_confidence)
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._in_flight = 0
@@ -197,7 +198,7 @@ class CameraCardSource(VirtualCardSource):
         self._settle(job, reads, n)
 
     def _settle(self, job: _Job, reads: list[reader_shoe.CardRead], frames: int) -> None:
-        self.tally.count(job.card, [r.card for r in reads])
+        self.tally.count(job.card, [(r.card, r.confidence) for r in reads])
         with self._lock:
             if not reads:
                 log.warning("sim camera: no read for %s (%d frames)", job.card, frames)

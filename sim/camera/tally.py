@@ -20,6 +20,9 @@ from drivers.interfaces import CardRead
 
 @dataclass
 class CameraTally:
+    # A read under the table's [cards] min_confidence is unreadable to the table (the
+    # dealer is asked to key it in), whatever card the reader named: counted so here.
+    min_confidence: float = 0.0
     dealt: int = 0
     read: int = 0  # read as the card it is
     unreadable: int = 0  # read as no card: the dealer was asked to key it in
@@ -34,20 +37,23 @@ class CameraTally:
         with self._lock:
             self._first[frame] = first_frame_at
 
-    def count(self, card: str, reads: list[str | None]) -> None:
-        """One drawn card and what the reader reported for its pass."""
+    def count(self, card: str, reads: list[tuple[str | None, float]]) -> None:
+        """One drawn card and what the reader reported for its pass: (card, confidence)."""
+        taken = [c if c is not None and conf >= self.min_confidence else None for c, conf in reads]
         with self._lock:
-            if not reads:
+            if not taken:
                 self.missed += 1
                 return
-            first, extra = reads[0], reads[1:]
+            first, extra = taken[0], taken[1:]
             if first == card:
                 self.read += 1
             elif first is None:
                 self.unreadable += 1
             else:
                 self.misread += 1
-            self.misread += len(extra)  # a second card the shoe never gave
+            # A second read in one pass: a card the shoe never gave, or a prompt for one.
+            self.misread += sum(1 for c in extra if c is not None)
+            self.unreadable += sum(1 for c in extra if c is None)
 
     def journaled(self, seq: int, record: object) -> None:
         """The service journaled `record` as `seq` (Service.on_record)."""

@@ -86,3 +86,16 @@ def test_sim_refuses_a_deck_folder_it_cannot_use(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "sim deck:" in done.stderr and "missing" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_tally_counts_as_the_table_takes_a_read() -> None:
+    from sim.camera.tally import CameraTally
+
+    t = CameraTally(min_confidence=0.9)
+    t.count("7H", [("7H", 0.95)])
+    t.count("7H", [("7H", 0.6)])  # named, but too unsure for the table: a key-in prompt
+    t.count("7H", [(None, 0.0)])
+    t.count("7H", [("8H", 0.95)])
+    t.count("7H", [])
+    t.count("7H", [("7H", 0.99), ("5C", 0.99)])  # a card the shoe never gave
+    assert (t.read, t.unreadable, t.misread, t.missed) == (2, 2, 2, 1)
