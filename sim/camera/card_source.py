@@ -21,11 +21,12 @@ and none come between cards: frame age is then 0 while the camera is idle.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +37,7 @@ from drivers.camera.driver import to_record
 from drivers.camera.source import CardSource
 from drivers.interfaces import SensorFault, Sink
 from sim.camera.decks import Deck
-from sim.camera.shoe import ShoeCamera
+from sim.camera.shoe import ShoeCamera, ShoeFrame
 from sim.camera.tally import CameraTally
 from sim.twins import VirtualCardSource
 
@@ -168,17 +169,24 @@ class CameraCardSource(VirtualCardSource):
         self._frame += 1
 
     def _pass(self, job: _Job) -> None:
-        """Render the card's pass, then feed it to the reader at the camera's pace, with
-        empty-ramp frames after it until the reader has seen the pass end (glare on the
-        ramp can hold a pass open for a few frames)."""
+        """Feed the card's pass to the reader at the camera's pace, with empty-ramp
+        frames after it until the reader has seen the pass end (glare on the ramp can
+        hold a pass open for a few frames). Paced, each frame is rendered in its own
+        frame interval; at full speed all are rendered first, so the latency measured
+        is the table's, not the renderer's."""
         self.camera.rng = np.random.default_rng([self.seed, job.shoe, job.position, job.attempt])
-        frames = list(self.camera.deal([job.card], gap=LEAD))
+        frames: Iterator[ShoeFrame] = self.camera.deal([job.card], gap=LEAD)
+        if self.speed is None:
+            frames = iter(list(frames))
         first_seen: float | None = None
         start = self.clock()
         reads: list[reader_shoe.CardRead] = []
-        n = 0
-        while n < len(frames) or (not reads and n < len(frames) + AFTER):
-            shown = frames[n] if n < len(frames) else None
+        n = after = 0
+        for shown in itertools.chain(frames, itertools.repeat(None)):
+            if shown is None:
+                if reads or after >= AFTER:
+                    break
+                after += 1
             image = shown.image if shown is not None else self._empties[n % len(self._empties)]
             if self.speed:
                 wait = start + n * self._interval() - self.clock()
