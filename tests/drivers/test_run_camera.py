@@ -53,6 +53,13 @@ camera_stale_after = 1.0
     return path
 
 
+def camera_alert(sub: Subscriber, words: str) -> bool:
+    return any(
+        m.payload["kind"] == "sensor_fault" and words in m.payload["message"]
+        for m in sub.on("alerts")
+    )
+
+
 def croupier(*args: str) -> list[str]:
     return [sys.executable, "-m", "controller", *args]
 
@@ -88,14 +95,7 @@ def test_run_reads_a_video_records_the_unreadable_card_and_says_it_ended(
             "the unreadable card",
         )
         # The video ends: the camera has stopped, an alert and the status say so.
-        sub.wait_for(
-            lambda: any(
-                m.payload["kind"] == "sensor_fault" and "camera" in m.payload["message"]
-                for m in sub.on("alerts")
-            ),
-            60,
-            "the camera alert",
-        )
+        sub.wait_for(lambda: camera_alert(sub, "camera"), 60, "the camera alert")
         sub.wait_for(lambda: devices(sub).get("camera") is False, 30, "status: camera down")
         camera = [d for d in sub.on("status")[-1].payload["devices"] if d["device"] == "camera"]
         assert "video file ended" in camera[0]["detail"]
@@ -130,14 +130,7 @@ def test_run_says_a_missing_camera_at_once_and_runs_on(
         proc = subprocess.Popen(croupier("run", "--config", str(cfg)), stderr=out)
     try:
         sub.wait_for(lambda: devices(sub).get("camera") is False, 30, "status: no camera")
-        sub.wait_for(
-            lambda: any(
-                m.payload["kind"] == "sensor_fault" and "no such video file" in m.payload["message"]
-                for m in sub.on("alerts")
-            ),
-            30,
-            "the camera alert",
-        )
+        sub.wait_for(lambda: camera_alert(sub, "no such video file"), 30, "the camera alert")
         text = err.read_text()
         assert "croupier run: camera: camera" in text and "no such video file" in text
         assert "cards are keyed in on the panel" in text
