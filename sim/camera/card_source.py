@@ -93,6 +93,11 @@ class CameraCardSource(VirtualCardSource):
 
     # ------------------------------------------------------- driver contract
     def start(self, sink: Sink) -> None:
+        from drivers.camera import kernels
+
+        # Compiled before the first card, as the camera driver does: a card drawn while
+        # they compile would wait seconds for its first frame (a stale camera).
+        kernels.warm()
         super().start(sink)
         self._thread = threading.Thread(target=self._run, name="sim-camera", daemon=True)
         self._thread.start()
@@ -143,10 +148,7 @@ class CameraCardSource(VirtualCardSource):
         return 1.0 / (self.fps * self.speed)
 
     def _run(self) -> None:
-        from drivers.camera import kernels
-
         try:
-            kernels.warm()  # compiled before the first card, as the camera driver does
             while True:
                 try:  # paced: an empty ramp's frame whenever no card comes in time
                     job = self._jobs.get(timeout=self._interval() if self.speed else None)
