@@ -4,9 +4,10 @@ from the virtual shoe (each card read at once, none unreadable) and against
 the hand-dealt figures of a shoe game (Griffin, The Theory of Blackjack).
 
     python -m bench pace [--rounds 8] [--players 1-7] [--speed 1] [--seed 1]
-                         [--deck DIR] [--rules us-holecard]
+                         [--deck DIR] [--rules us-holecard] [--serial]
 
-Each player count runs twice in a process of its own, all at once: the
+Each player count runs twice in a process of its own, all at once (or one
+player count at a time, `--serial`): the
 virtual shoe and the camera (every card rendered as shoe-camera frames at
 30 fps and read by the real reader). Every box is taken by a flat bettor,
 so N players are N boxes dealt each round. With the same seed both runs deal
@@ -97,13 +98,23 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--deck", type=Path, help="deck folder (default: the house deck)")
     parser.add_argument("--rules", default="us-holecard")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--serial", action="store_true",
+        help="one player count at a time (its two runs together): on a busy machine, seven "
+        "camera processes at once starve each other of the CPU their 30 fps needs",
+    )
     args = parser.parse_args(argv)
-    jobs = [(n, cam, args) for n in players_range(args.players) for cam in (False, True)]
-    with multiprocessing.get_context("spawn").Pool(len(jobs)) as pool:
-        results = pool.map(_run, jobs)
+    counts = players_range(args.players)
+    groups = [[n] for n in counts] if args.serial else [counts]
+    results: list[dict[str, Any]] = []
+    for group in groups:
+        jobs = [(n, cam, args) for n in group for cam in (False, True)]
+        with multiprocessing.get_context("spawn").Pool(len(jobs)) as pool:
+            results += pool.map(_run, jobs)
     by = {(r["players"], r["camera"]): r for r in results}
     print(f"rules {args.rules}, speed {args.speed:g}, {args.rounds} rounds timed per run, "
-          f"seed {args.seed}, deck {args.deck or 'house'}")
+          f"seed {args.seed}, deck {args.deck or 'house'}"
+          + (", one player count at a time" if args.serial else ", all at once"))
     # The simulated dealer is quicker than a human one: the camera's cost per round,
     # added to the hand-dealt time per round, is what a hand-paced table would make.
     print("| players | hand-dealt | sim, virtual shoe | sim, camera | added s/round "
