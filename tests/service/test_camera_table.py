@@ -143,7 +143,10 @@ def test_an_unreadable_card_prompts_the_panel_and_the_round_goes_on(table: Table
     )
     t.panel.press("key_card", card="TS")
     t.sub.wait_for(lambda: len(t.card_events()) == 3, 30, "the keyed card")
-    assert t.sub.on("state")[-1].payload.get("awaiting_key") is False
+    # (a snapshot follows its events within STATE_EVERY: waited for, not assumed)
+    t.sub.wait_for(
+        lambda: t.sub.on("state")[-1].payload.get("awaiting_key") is False, 30, "the prompt gone"
+    )
     t.panel.press("stand")
     t.draw("8D", "5H")
     out = outcome(t)
