@@ -140,6 +140,13 @@ class SimSection(Section):
     payouts: bool = False
     # ... and gets this share of the spots wrong (overpays, underpays, leaves a loser's chips).
     payout_error_rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
+    # The shoe camera in the loop: each card drawn is rendered as camera frames and the
+    # real reader reads them (sim/camera/card_source.py); unreadable_rate then does not
+    # apply, the reader decides. deck: a folder of 52 faces (default: the house deck);
+    # calibration: a deck or camera calibration file (default: the learned reader).
+    camera: bool = False
+    deck: FilePath | None = None
+    calibration: FilePath | None = None
 
     @field_validator("players")
     @classmethod

@@ -69,6 +69,15 @@ class CameraWatch:
         """When the last frame came, on the monotonic clock (the watchdog's)."""
         return time.monotonic() - self.camera.frame_age()
 
+    def last_alive(self) -> float:
+        """When the camera's thread last turned, if it says (the watchdog's clock): a
+        restart cures a hung camera driver, not an unplugged camera, so one that answers
+        with no frame keeps the watchdog fed (its alert stands). Else the last frame."""
+        alive_age = getattr(self.camera, "alive_age", None)
+        if alive_age is None:
+            return self.last_frame()
+        return time.monotonic() - float(alive_age())
+
     def tick(self) -> float:
         """A timer of the service loop: returns the delay to the next look."""
         age = self.camera.frame_age()

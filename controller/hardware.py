@@ -6,6 +6,11 @@ that does not check), is replaced by an `Absent` driver that reports itself
 faulty, so the table runs on the rest and the pit sees what is missing. A
 configured driver whose hardware is unplugged starts anyway and keeps
 retrying on its own (that is every driver's job, not this module's).
+
+The shoe camera is the exception to `Absent`: a calibration or shoe geometry
+it cannot use is a `HardwareError` (`croupier run` stops with the reason),
+since no retry will fix a file, and a table whose reader reads with the
+wrong model must not start as if it read.
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ from drivers.loadcell.driver import LoadCellBets
 from drivers.serial.keypad import SerialKeypad
 from drivers.serial.shoe import SerialShoe
 from drivers.settings import DriversSection
+
+
+class HardwareError(ValueError):
+    """A driver's configuration that cannot work (the message names the section)."""
 
 
 class Reporting(Driver, Protocol):
@@ -62,7 +71,7 @@ class Hardware:
         return out
 
 
-def build(cfg: DriversSection) -> Hardware:
+def build(cfg: DriversSection, camera_stale_after: float = 5.0) -> Hardware:
     presence = GpioPresence.from_config(cfg.presence) if cfg.presence else None
     bets: Reporting
     if cfg.loadcell is None:
@@ -75,15 +84,13 @@ def build(cfg: DriversSection) -> Hardware:
             )
         except CalibrationError as exc:
             bets = Absent("loadcell", f"not started: {exc} (run croupier calibrate scale)")
-    cards: Reporting = (
-        SerialShoe.from_config(cfg.shoe)
-        if cfg.shoe
-        else Absent(
-            "shoe",
-            "no card source configured ([drivers.shoe]; the camera shoe is "
-            "not wired into croupier run yet)",
-        )
-    )
+    cards: Reporting
+    if cfg.camera is not None:
+        cards = _camera(cfg, camera_stale_after)
+    elif cfg.shoe is not None:
+        cards = SerialShoe.from_config(cfg.shoe)
+    else:
+        cards = Absent("shoe", "no card source configured ([drivers.camera] or [drivers.shoe])")
     panel: Reporting
     gpio_panel = GpioPanel.from_config(cfg.panel) if cfg.panel else None
     keypad = SerialKeypad.from_config(cfg.keypad) if cfg.keypad else None
@@ -101,3 +108,13 @@ def build(cfg: DriversSection) -> Hardware:
         [cards, bets, panel, *extra],
         gpio_panel,
     )
+
+
+def _camera(cfg: DriversSection, stale_after: float) -> Reporting:
+    from drivers.camera.driver import CameraDriver  # OpenCV loads only for a camera table
+
+    assert cfg.camera is not None
+    try:
+        return CameraDriver.from_config(cfg.camera, stale_after)
+    except ValueError as exc:
+        raise HardwareError(f"[drivers.camera] {exc}") from None

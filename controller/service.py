@@ -151,6 +151,9 @@ class Service:
         self.surveillance = self._surveillance_desk() if config.mqtt.surveillance else None
         self._live = False  # records replayed at start carry no time
         self.pending: list[tuple[int, Message]] = []
+        # Told of each live input record as it is applied, with its journal seq (the
+        # simulator times camera reads by it); never of the records replayed at start.
+        self.on_record: Callable[[int, Record], None] | None = None
         self.devices: list[dict[str, Any]] | None = None  # the drivers' health, for `status`
         self.changed = True
         self._state_at = 0.0
@@ -232,6 +235,8 @@ class Service:
         """One journaled record through the intake and the engine: its stream messages."""
         messages = self._translate(seq, record)
         self.desk.note(seq, messages)
+        if self.on_record is not None:
+            self.on_record(seq, record)
         return messages
 
     def _translate(self, seq: int, record: Record) -> list[Message]:
@@ -366,7 +371,7 @@ class Service:
         cards = self.drivers.cards
         if isinstance(cards, FrameClock):
             self.camera = CameraWatch(cards, self.config.cards.camera_stale_after, self.put)
-            self.watchdog.watch("camera", self.camera.stale_after, since=self.camera.last_frame)
+            self.watchdog.watch("camera", self.camera.stale_after, since=self.camera.last_alive)
             self.every(self.camera.stale_after, self._camera_tick)
         self.notifier.ready(f"table {self.table_id}: round {self.table.rounds}")
         try:

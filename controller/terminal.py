@@ -11,6 +11,7 @@ cards.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console, Group
@@ -112,7 +113,7 @@ def read_text(read: Read) -> Text:
     return Text.assemble(shown, (known, "dim"))
 
 
-def render(view: TableView) -> Group:
+def render(view: TableView, footer: str | None = None) -> Group:
     state = table_state(view.table, public=True)
     shoe, phase = state["shoe"], state["phase"]
     head = Text.assemble(
@@ -147,6 +148,8 @@ def render(view: TableView) -> Group:
     ]
     for alert in list(view.alerts)[-3:]:
         lines.append(Text(f"! {alert['kind']}: {alert['message']}", style="yellow"))
+    if footer:
+        lines.append(Text(footer, style="dim"))
     return Group(*lines)
 
 
@@ -194,8 +197,12 @@ def changes(view: TableView) -> tuple[Any, ...]:
 
 
 class TerminalView:
-    def __init__(self, view: TableView, refresh_hz: float) -> None:
+    def __init__(
+        self, view: TableView, refresh_hz: float, footer: Callable[[], str] | None = None
+    ) -> None:
+        """`footer`: a line under the table, read at each redraw (sim --camera's tally)."""
         self.view = view
+        self.footer = footer
         self.period = 1.0 / refresh_hz
         self.live = Live(console=Console(stderr=False), auto_refresh=False, transient=False)
         self._drawn: tuple[Any, ...] | None = None
@@ -207,7 +214,10 @@ class TerminalView:
         now = changes(self.view)
         if now != self._drawn:
             self._drawn = now
-            self.live.update(Panel(render(self.view), title="croupier · dealer"), refresh=True)
+            footer = self.footer() if self.footer is not None else None
+            self.live.update(
+                Panel(render(self.view, footer), title="croupier · dealer"), refresh=True
+            )
         return self.period
 
     def stop(self) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from drivers.interfaces import DriverEvent, SensorFault, Sink
 
@@ -22,6 +23,14 @@ class DeviceHealth:
     ok: bool
     detail: str = ""
     box: int | None = None
+    figures: dict[str, float | int] | None = None  # e.g. the camera's frame age, drops
+
+    def as_status(self) -> dict[str, Any]:
+        """The device's entry in the `status` topic's `devices` (figures only if any)."""
+        body = asdict(self)
+        if self.figures is None:
+            del body["figures"]
+        return body
 
 
 class DeviceLog(logging.LoggerAdapter):  # type: ignore[type-arg]

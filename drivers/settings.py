@@ -108,11 +108,42 @@ class PanelSection(Section):
         return self
 
 
+class CameraSection(Section):
+    """`[drivers.camera]`: the camera in the dealing shoe and its card reader."""
+
+    # A V4L2 index (0) or device path (/dev/video0), "picamera" for the Pi's CSI camera,
+    # or a video file (a test rig, or a recorded shoe played as if live).
+    device: int | str = 0
+    calibration: Path | None = None  # deck or camera calibration (croupier calibrate)
+    size: tuple[Annotated[int, Field(ge=160, le=4096)], Annotated[int, Field(ge=120, le=4096)]] = (
+        640,
+        480,
+    )
+    fps: Annotated[float, Field(ge=5, le=120)] = 30.0
+    # Shoe geometry (drivers.camera.shoe.ShoeGeometry): where the index corner passes.
+    # Unset: the camera calibration's, else the nominal shoe mount's.
+    band: tuple[int, int] | None = None  # x range of the card's left edge and index, pixels
+    rank_height: Annotated[int, Field(ge=8, le=200)] | None = None
+    card_width: Annotated[float, Field(ge=40, le=4096)] | None = None
+    queue: Annotated[int, Field(ge=2, le=256)] = 8  # frames held for a reader that falls behind
+    reopen_s: Seconds = 2.0  # wait between attempts to open a missing camera
+    # Frames kept to save around an unreadable card (`croupier run --record DIR`).
+    record: Path | None = None
+    record_frames: Annotated[int, Field(ge=10, le=600)] = 90
+
+    @model_validator(mode="after")
+    def _geometry(self) -> CameraSection:
+        if self.band is not None and not 0 <= self.band[0] < self.band[1] <= self.size[0]:
+            raise ValueError(f"band {self.band} is not inside a frame {self.size[0]} pixels wide")
+        return self
+
+
 class DriversSection(Section):
     """`[drivers]`: which hardware this table has. Absent parts are not started."""
 
     loadcell: LoadCellSection | None = None
     shoe: ShoeSection | None = None
+    camera: CameraSection | None = None
     keypad: KeypadSection | None = None
     presence: PresenceSection | None = None
     panel: PanelSection | None = None
@@ -120,6 +151,10 @@ class DriversSection(Section):
 
     @model_validator(mode="after")
     def _pins(self) -> DriversSection:
+        if self.shoe is not None and self.camera is not None:
+            raise ValueError(
+                "[drivers.shoe] and [drivers.camera] are both card sources: configure one"
+            )
         used: list[int] = []
         if self.presence is not None:
             used += self.presence.pins.values()

@@ -38,6 +38,8 @@ from sim.twins import VirtualBetSensors, VirtualCardSource, VirtualPanel
 # Seconds each kind of step takes a real table at speed 1.
 PACE = {"card": 0.7, "bet": 0.4, "press": 0.8, "decide": 1.5, "key": 3.0, "shoe": 5.0}
 STUCK = 12  # steps without any new operation: the bots and the table disagree
+# How often the dealer looks again while a card drawn past the camera is being read.
+READING = 0.002
 
 
 class SimStuck(Exception):
@@ -100,6 +102,8 @@ class SimTable:
         v = self.view
         if v.halted is not None:
             return 0.5  # the table takes no input now (its journal cannot commit): wait
+        if self.cards.busy():
+            return READING  # the camera has not read the last card yet: not a stall
         # Chips the dealer moves after a round may change no bet: they are progress too.
         progress = (v.seq, v.awaiting_key, tuple(v.intake.bets.watch.sensed.items()))
         self._idle = self._idle + 1 if progress == self._last else 0
@@ -108,7 +112,8 @@ class SimTable:
             raise SimStuck(f"the simulated table made no progress for {STUCK} steps at seq {v.seq}")
         t = v.table
         r = t.round
-        if v.awaiting_key:
+        if v.awaiting_key or self.cards.to_key():
+            # Asked to key the card in (unreadable), or the screen shows nothing for it.
             self.panel.press("key_card", card=self.cards.card_at(v.shoes, t.shoe.out))
             return self._pace("key")
         if r is None or r.over:
@@ -135,8 +140,9 @@ class SimTable:
 
     def _deal_run(self, r: Round) -> int:
         """How many cards the dealer may draw in one go: at full speed, the rest of the
-        initial deal (nothing can interrupt it); else one at a time, as a dealer does."""
-        if self.speed is None and r.phase is Phase.DEAL:
+        initial deal (nothing can interrupt it); else one at a time, as a dealer does.
+        A card read by the camera is known only when its read comes: one at a time."""
+        if self.speed is None and r.phase is Phase.DEAL and self.cards.immediate:
             return r.deal_cards_left
         return 1
 

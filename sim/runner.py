@@ -6,15 +6,20 @@ same thing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from controller import rules
 from controller.broker import EmbeddedBroker
-from controller.config import BrokerAddress, Config, broker_address
+from controller.config import BrokerAddress, Config, ConfigError, broker_address
+from controller.engine.profile import RuleProfile
 from controller.service import Service
 from drivers.interfaces import DriverSet
 from sim.bots import SimTable
 from sim.twins import VirtualBetSensors, VirtualCardSource, VirtualPanel
+
+if TYPE_CHECKING:  # OpenCV and the reader load only for a sim with the camera
+    from sim.camera.card_source import CameraCardSource
 
 
 @dataclass
@@ -22,6 +27,8 @@ class SimRun:
     service: Service
     bots: SimTable
     broker: EmbeddedBroker | None
+    address: BrokerAddress | None = None
+    camera: CameraCardSource | None = field(default=None)  # `[sim] camera`
 
 
 def broker_for(
@@ -40,7 +47,9 @@ def broker_for(
 def build(config: Config, offline: bool = False) -> SimRun:
     sim = config.sim
     profile = rules.load(config.table.rules)
-    cards = VirtualCardSource(profile, sim.seed, sim.unreadable_rate)
+    speed = None if sim.speed == "max" else float(sim.speed)
+    camera = camera_source(config, profile, speed) if sim.camera else None
+    cards = camera or VirtualCardSource(profile, sim.seed, sim.unreadable_rate)
     sensors = VirtualBetSensors()
     panel = VirtualPanel()
     address, broker = broker_for(config, offline)
@@ -48,13 +57,13 @@ def build(config: Config, offline: bool = False) -> SimRun:
         config,
         DriverSet(cards, sensors, panel),
         address,
-        meta={"mode": "sim", "seed": str(sim.seed)},
+        meta={"mode": "sim", "seed": str(sim.seed)}
+        | ({"camera": str(sim.deck or "house deck")} if sim.camera else {}),
     )
 
     def done() -> None:
         service.exit_when_idle = True
 
-    speed = None if sim.speed == "max" else float(sim.speed)
     bots = SimTable(
         service.view,
         cards,
@@ -71,4 +80,27 @@ def build(config: Config, offline: bool = False) -> SimRun:
         payout_error_rate=sim.payout_error_rate,
     )
     service.every(0.0, bots.step, settled=True)  # the bots act on the table as journaled
-    return SimRun(service, bots, broker)
+    if camera is not None:
+        service.on_record = camera.tally.journaled
+    return SimRun(service, bots, broker, address, camera)
+
+
+def camera_source(config: Config, profile: RuleProfile, speed: float | None) -> CameraCardSource:
+    """The virtual shoe behind the real card reader (`[sim] camera`)."""
+    from calibration.vision_file import CalibrationError
+    from drivers.camera.source import CardSource
+    from sim.camera.card_source import CameraCardSource
+    from sim.camera.decks import DeckError, house_deck, load_deck
+
+    sim = config.sim
+    try:
+        deck = load_deck(sim.deck) if sim.deck is not None else house_deck()
+    except DeckError as exc:
+        raise ConfigError(f"sim deck: {exc}") from None
+    try:
+        reader = CardSource.from_calibration(sim.calibration)
+    except (CalibrationError, OSError, ValueError) as exc:
+        raise ConfigError(f"sim calibration: {sim.calibration}: {exc}") from None
+    return CameraCardSource(
+        profile, sim.seed, deck, reader, speed, min_confidence=config.cards.min_confidence
+    )

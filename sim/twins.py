@@ -16,7 +16,7 @@ import random
 from decimal import Decimal
 
 from controller.engine.profile import RuleProfile
-from drivers.interfaces import BetSeen, Button, CardRead, PanelPress, Sink, SpotKind
+from drivers.interfaces import BetSeen, Button, CardRead, DriverEvent, PanelPress, Sink, SpotKind
 from sim.shoe import VirtualShoe
 
 
@@ -30,13 +30,15 @@ class _Twin:
     def stop(self) -> None:
         self.sink = None
 
-    def _send(self, event: CardRead | BetSeen | PanelPress) -> None:
+    def _send(self, event: DriverEvent) -> None:
         if self.sink is not None:
             self.sink(event)
 
 
 class VirtualCardSource(_Twin):
     """The shoe's camera on a virtual shoe; now and then a card it cannot read."""
+
+    immediate = True  # a card's read reaches the sink inside `deal`
 
     def __init__(self, profile: RuleProfile, seed: int, unreadable_rate: float) -> None:
         super().__init__()
@@ -57,6 +59,14 @@ class VirtualCardSource(_Twin):
     def readable(self, shoe: int, position: int) -> bool:
         rate = self.unreadable_rate
         return not rate or random.Random(f"{self.seed}:read:{shoe}:{position}").random() >= rate
+
+    def busy(self) -> bool:
+        """A card drawn whose read has not reached the sink yet."""
+        return False
+
+    def to_key(self) -> bool:
+        """A card drawn that the table never heard of: the dealer keys it in."""
+        return False
 
     def deal(self, shoe: int, position: int) -> bool:
         """The dealer draws the card at `position` past the camera; False: it was unreadable."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--config", type=Path, required=True, help="table configuration (TOML)")
     parser.add_argument("--state-dir", type=Path)
     parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="save the shoe camera's frames around each unreadable card in DIR (a video "
+        "and a note each; replay one with croupier vision replay)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -36,6 +42,18 @@ def summary(health: list[Any]) -> str:
     if bad:
         lines += ["croupier run: NOT working (retrying; the table runs without them):", *bad]
     return "\n".join(lines)
+
+
+def _record(config: Any, folder: Path) -> Any:
+    """--record DIR: the camera's `record` key, refused without a camera."""
+    from controller.config import ConfigError, override
+
+    camera = config.drivers.camera
+    if camera is None:
+        raise ConfigError("--record: this table has no [drivers.camera]")
+    drivers = config.drivers.model_dump(exclude_unset=True)
+    drivers["camera"] = {**drivers.get("camera", {}), "record": folder}
+    return override(config, "command line", drivers=drivers)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,11 +71,26 @@ def run(args: argparse.Namespace) -> int:
             state={"dir": args.state_dir},
             log={"level": args.log_level},
         )
+        if args.record is not None:
+            config = _record(config, args.record)
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
     logs.setup(config.log.level, config.log.file)
-    hw = hardware.build(config.drivers)
+    try:
+        hw = hardware.build(config.drivers, config.cards.camera_stale_after)
+    except hardware.HardwareError as exc:
+        print(f"croupier run: {args.config}: {exc}", file=sys.stderr)
+        return 2
+    for h in hw.health():
+        if h.device == "camera" and not h.ok:
+            # Said at once, not only in the summary: the dealer keys cards in meanwhile.
+            print(
+                f"croupier run: camera: {h.detail} (the table starts; cards are keyed in "
+                "on the panel until the camera gives frames)",
+                file=sys.stderr,
+                flush=True,
+            )
     address, broker = broker_for(config)
     try:
         if broker is not None:
@@ -70,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(sig, lambda *_: service.stop())
 
     def health() -> float:
-        service.set_devices([asdict(h) for h in hw.health()])
+        service.set_devices([h.as_status() for h in hw.health()])
         return HEALTH_S
 
     def leds() -> float:

@@ -59,6 +59,22 @@ def register(subparsers: Any) -> None:
         type=float,
         help="share of spots the dealer pays wrong (0 to 1; implies --payouts)",
     )
+    parser.add_argument(
+        "--camera",
+        action="store_true",
+        help="the shoe camera in the loop: each card drawn is rendered as camera frames and "
+        "the card reader reads them; the table gets only what the reader read. Prints "
+        "'camera: dealt N read R unreadable U misread M' and the latency from a card's "
+        "first frame to its events message at the end",
+    )
+    parser.add_argument(
+        "--deck", type=Path, metavar="DIR", help="with --camera: a folder of 52 card faces "
+        "named <rank><suit>.png (default: the house deck)"
+    )
+    parser.add_argument(
+        "--calibration", type=Path, metavar="FILE",
+        help="with --camera: a deck or camera calibration (default: the learned reader)",
+    )
     parser.add_argument("--no-view", action="store_true", help="no terminal view (headless)")
     parser.add_argument(
         "--no-fsync", action="store_true", help="journal survives a crash, not a power cut"
@@ -107,6 +123,9 @@ def configure(args: argparse.Namespace) -> Any:
             "players": _players(args.player, base),
             "payouts": True if args.payouts else None,
             "payout_error_rate": args.payout_error_rate,
+            "camera": True if args.camera else None,
+            "deck": args.deck,
+            "calibration": args.calibration,
         },
         log={"level": args.log_level},
     )
@@ -131,6 +150,9 @@ def run(args: argparse.Namespace) -> int:
     from controller.service import JournalSyncError
     from sim.runner import build
 
+    if (args.deck or args.calibration) and not args.camera:
+        print("croupier sim: --deck and --calibration go with --camera", file=sys.stderr)
+        return 2
     try:
         config = configure(args)
     except ConfigError as exc:
@@ -149,11 +171,13 @@ def run(args: argparse.Namespace) -> int:
     service = sim.service
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: service.stop())
+    clock = _camera_clock(sim, config)
     view = None
     if show:
         from controller.terminal import TerminalView
 
-        view = TerminalView(service.view, config.view.refresh_hz)
+        footer = sim.camera.tally.line if sim.camera is not None else None
+        view = TerminalView(service.view, config.view.refresh_hz, footer)
         view.start()
         service.every(0.0, view.tick)
     try:
@@ -165,6 +189,23 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if view is not None:
             view.stop()
+        if clock is not None:
+            clock.stop()
         if sim.broker is not None:
             sim.broker.stop()
+        if sim.camera is not None:
+            print(sim.camera.tally.line(), flush=True)
     return 0
+
+
+def _camera_clock(sim: Any, config: Any) -> Any:
+    """With --camera and a broker: the subscriber that times card events."""
+    if sim.camera is None or sim.address is None:
+        return None
+    from sim.camera.clock import EventClock
+
+    clock = EventClock(config.mqtt, sim.address, sim.service.root, sim.camera.tally)
+    if not clock.start():
+        print("croupier sim: the latency subscriber could not subscribe in 10 s: latencies "
+              "are measured from its first message on", file=sys.stderr)
+    return clock

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from calibration.vision_file import CalibrationError, load
 from drivers.camera.reader import Model
@@ -29,6 +30,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     read.add_argument("--calibration", type=Path, help="deck or camera calibration file")
     read.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     read.set_defaults(handler=run_read)
+    replay = sub.add_parser(
+        "replay", help="read the cards of a recorded shoe video",
+        description="Read a recorded shoe-camera video (any format OpenCV opens; the clips "
+        "croupier run --record saves) as the running table's reader would, frame by frame. "
+        "One line per card, tab-separated: FRAME (the frame it was read best in, from 0), "
+        "CARD (`none`: a card went past and was not read; the table would have asked the "
+        "dealer to key it in), CONFIDENCE; then `# reason` for a card not read.")
+    replay.add_argument("--calibration", type=Path,
+                        help="deck or camera calibration file (its shoe geometry too)")
+    replay.add_argument("video", type=Path, metavar="VIDEO")
+    replay.set_defaults(handler=run_replay)
 
 
 def run_read(args: argparse.Namespace) -> int:
@@ -60,3 +72,56 @@ def run_read(args: argparse.Namespace) -> int:
             print(f"{path}\t{code}\t{card.confidence:.3f}\t{x:.0f}\t{y:.0f}")
     return status
 
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    import cv2
+
+    from drivers.camera.source import CardSource
+
+    try:
+        source = CardSource.from_calibration(args.calibration)
+    except (CalibrationError, OSError, ValueError) as exc:
+        print(f"croupier vision replay: {args.calibration}: {exc}", file=sys.stderr)
+        return 2
+    if not args.video.is_file():
+        print(f"croupier vision replay: {args.video}: no such file", file=sys.stderr)
+        return 2
+    video = cv2.VideoCapture(str(args.video))
+    if not video.isOpened():
+        print(f"croupier vision replay: {args.video}: not a video OpenCV can open",
+              file=sys.stderr)
+        return 2
+    from drivers.camera import kernels
+
+    kernels.warm()
+    size = source.reader.geometry.frame_size
+    index = 0
+    try:
+        while True:
+            ok, frame = video.read()
+            if not ok:
+                break
+            if index == 0 and (frame.shape[1], frame.shape[0]) != size:
+                print(f"croupier vision replay: {args.video}: frames are "
+                      f"{frame.shape[1]}x{frame.shape[0]}, the shoe geometry expects "
+                      f"{size[0]}x{size[1]} (a camera calibration sets it)", file=sys.stderr)
+                return 2
+            for read in source.feed(frame, index):
+                _print_read(read)
+            index += 1
+        for read in source.flush():
+            _print_read(read)
+    finally:
+        video.release()
+    if index == 0:
+        print(f"croupier vision replay: {args.video}: no frames", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_read(read: Any) -> None:
+    line = f"{read.frame_index}\t{read.card or 'none'}\t{read.confidence:.3f}"
+    if read.card is None and read.reason:
+        line += f"\t# {read.reason}"
+    print(line, flush=True)

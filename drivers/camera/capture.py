@@ -130,7 +130,9 @@ class Capture:
         self._queue: queue.Queue[Frame] = queue.Queue(maxsize=maxsize)
         self._stop = threading.Event()
         self._clock = clock
+        self.clock = clock  # the clock of Frame.captured, for whoever times frames
         self._last = clock()
+        self._turned = self._last  # the reader thread's last turn, frame or none
         self._on_stale = on_stale
         self._alerted = False
         self._thread: threading.Thread | None = None
@@ -142,6 +144,7 @@ class Capture:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            self._turned = self._clock()
             try:
                 image = self.source.read()
             except Exception:  # a driver error must not kill the thread
@@ -175,6 +178,11 @@ class Capture:
 
     def age(self) -> float:
         return self._clock() - self._last
+
+    def turn_age(self) -> float:
+        """Seconds since the capture thread last asked the camera for a frame: large
+        only when a read hangs (a camera that is gone answers at once, with nothing)."""
+        return self._clock() - self._turned
 
     def backlog(self) -> int:
         """Frames captured and not yet taken by the reader."""

@@ -4,6 +4,9 @@ ramp; `read()` returns frames of it at rest, like a capture source."""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections import deque
 from dataclasses import replace
 
 import cv2
@@ -75,6 +78,56 @@ class FakeShoeDevice:
         if self.defect == "blur":
             out = cv2.GaussianBlur(out, (0, 0), 2.0)
         return out
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeShoeCamera:
+    """A shoe camera (a `FrameSource`) a test deals through: `draw("9H")` slides
+    that card past it, `read()` gives its frames at the camera's pace and the
+    empty ramp in between, and `unplug()` makes it stop giving frames, as a
+    camera whose cable is pulled does. `draw` also takes a face image (a card
+    back, the cut card) for a card the reader cannot read."""
+
+    def __init__(self, deck: Deck, seed: int = 0, fps: float = 30.0) -> None:
+        from sim.camera.shoe import ShoeCamera
+
+        self.camera = ShoeCamera(deck, seed=seed, fps=fps)
+        self.interval = 1.0 / fps
+        self._empty = [self.camera.empty() for _ in range(4)]
+        self._queue: deque[Image] = deque()
+        self._lock = threading.Lock()
+        self._due = time.monotonic()
+        self._n = 0
+        self.unplugged = False
+        self.closed = False
+
+    def draw(self, card: str | Image) -> None:
+        frames = [f.image for f in self.camera.deal([card], gap=(1, 2))]
+        with self._lock:
+            self._queue.extend(frames)
+
+    def idle(self) -> bool:
+        """Every frame drawn has been read out."""
+        with self._lock:
+            return not self._queue
+
+    def unplug(self) -> None:
+        self.unplugged = True
+
+    def read(self) -> Image | None:
+        wait = self._due - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        self._due = max(self._due + self.interval, time.monotonic())
+        if self.unplugged:
+            return None
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        self._n += 1
+        return self._empty[self._n % len(self._empty)]
 
     def close(self) -> None:
         self.closed = True

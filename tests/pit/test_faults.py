@@ -292,7 +292,10 @@ def test_a_clock_jumping_back_is_said_and_the_table_goes_on_in_order(
 
 # -------------------------------------------------------------- camera stops
 class Camera:
-    """A frame source: grey frames while `on`, nothing when it has stopped."""
+    """A frame source: grey frames while `on`; when it has stopped, a read hangs
+    (a camera driver stuck in the kernel): the case a restart can cure. A camera
+    that answers with nothing (unplugged) keeps the capture thread turning, and
+    the watchdog fed: restarting would not bring it back (docs/hardware.md)."""
 
     def __init__(self) -> None:
         self.on = threading.Event()
@@ -301,7 +304,8 @@ class Camera:
 
     def read(self) -> np.ndarray | None:
         time.sleep(1 / 30)
-        return self.frame if self.on.is_set() else None
+        self.on.wait()
+        return self.frame
 
     def close(self) -> None:
         pass
@@ -319,7 +323,7 @@ def test_a_stopped_camera_is_an_alert_starves_the_watchdog_and_cards_are_keyed_i
         table.bets.place(1, "10")
         table.bets.place(2, "20")
         table.panel.press("close_bets")
-        camera.on.clear()  # the camera stops delivering frames (hung, cable, ...)
+        camera.on.clear()  # the camera's driver hangs: no frames
         stopped = time.monotonic()
         wait(
             lambda: any(a["message"].startswith("camera: no frame") for a in alerts(table)),
