@@ -50,6 +50,7 @@ class Tally:
     wrong: int = 0
     hangs: int = 0
     slowest_ms: float = 0.0
+    harness: int = 0  # turns hypothesis itself ended early (not the product's doing)
     seconds: float = 0.0
     examples: list[str] = field(default_factory=list)
 
@@ -150,7 +151,11 @@ def turn(
             tally.tracebacks += logged.count - before
             tally.note("logged traceback", case, "")
 
-    one()
+    try:
+        one()
+    except Exception as exc:  # hypothesis's own complaint (e.g. about the generator): next turn
+        tally.harness += 1
+        tally.note("harness", type(exc).__name__, str(exc)[:300])
 
 
 def main(argv: list[str]) -> int:
@@ -200,6 +205,9 @@ def main(argv: list[str]) -> int:
     print(f"total {total:,} cases; crashes, tracebacks, wrong outcomes, hangs: {bad}")
     print(f"the table after the run: {'running' if alive else 'halted'}; pit commands in its "
           f"journal: {journaled}, every one a well-formed request")
+    harness = {name: t.harness for name, t in tallies.items() if t.harness}
+    if harness:
+        print(f"turns cut short by hypothesis itself (generator, not product): {harness}")
     for name, t in tallies.items():
         for example in t.examples:
             print(f"[{name}] {example}")

@@ -25,8 +25,10 @@ def audit(site: Path | None, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_a_fresh_install_is_intact_and_an_edited_file_is_named(tmp_path: Path) -> None:
     prefix = tmp_path / "prefix"
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--prefix",
-         str(prefix), str(REPO)],
+        # --ignore-installed: without it pip first uninstalls the croupier this very
+        # environment runs (the developer's editable install).
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--ignore-installed",
+         "--prefix", str(prefix), str(REPO)],
         capture_output=True, text=True, timeout=600, check=False,
     )
     if done.returncode != 0:
