@@ -67,6 +67,12 @@ class StateSection(Section):
     # fsync every journal commit. Off survives a process crash but not a power cut.
     fsync: bool = True
     keep_sent: Annotated[int, Field(ge=1000, le=10**9)] = 200_000  # le: an SQLite integer
+    # Below this much free space on the state dir's disk (or a tenth of the disk, if less),
+    # `status` carries a disk_low alarm (the table still runs; a full disk would stop it).
+    min_free_mb: Annotated[int, Field(ge=0, le=10**7)] = 256
+    # Held in <state dir>/reserve, given back when the disk is full: the room a
+    # checkpoint needs to empty the WAL so the table can resume.
+    reserve_mb: Annotated[int, Field(ge=0, le=1024)] = 16
 
 
 class TlsSection(Section):
