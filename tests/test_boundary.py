@@ -217,3 +217,11 @@ def test_a_path_the_file_system_refuses_is_not_found() -> None:
     assert resolve("/" + "a" * 5000) is None
     assert resolve("/" + "a/" * 3000) is None
     assert resolve("/index.html") is not None
+
+
+def test_a_line_without_end_is_refused_at_its_start_not_read_whole() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    endless = io.BytesIO(HEAD + b"a" * 5_000_000)
+    assert play(endless, out, err) == 2
+    assert err.getvalue() == "line 2: bad JSON: the line is 16385 bytes; at most 16384 are taken\n"
+    assert endless.tell() < 20_000  # the rest was never read

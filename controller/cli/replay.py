@@ -48,7 +48,7 @@ def play(
     from controller.replay import ReplayError, Unfinished, replay
 
     try:
-        for outcome in replay(lines, rules, boxes):
+        for outcome in replay(_bounded(lines), rules, boxes):
             print(json.dumps(outcome, ensure_ascii=False), file=out, flush=False)
     except ReplayError as exc:
         out.flush()
@@ -62,3 +62,19 @@ def play(
         print(f"end of script: {exc}", file=err)
         return 1
     return 0
+
+
+def _bounded(lines: Iterable[bytes | str]) -> Iterable[bytes | str]:
+    """A file's lines, none read past MAX_LINE + 1 bytes: a line without end (a 1 GB
+    file with no newline, /dev/zero) is refused at its start, not read into memory."""
+    from controller.replay import MAX_LINE
+
+    readline = getattr(lines, "readline", None)
+    if readline is None:
+        yield from lines
+        return
+    while True:
+        line = readline(MAX_LINE + 1)
+        if not line:
+            return
+        yield line
