@@ -84,3 +84,38 @@ def test_a_request_passes_the_schema_exactly_when_the_model_takes_it(
     by_schema = Draft202012Validator(schema).is_valid(data)
     by_model = not isinstance(commands.validate(name, data), commands.Refusal)
     assert by_schema == by_model, (name, data, commands.validate(name, data))
+
+
+# ------------------------------------------------------------------ round scripts
+ROUND_SCRIPT = Draft202012Validator(
+    json.loads((SCHEMAS / "round-script.json").read_text("utf-8"))
+)
+
+
+def _object_lines() -> st.SearchStrategy[str]:
+    from bench.fuzz_gen import mutated_object, script_lines
+
+    seeds = [json.loads(line) for lines in script_lines() for line in lines if line.strip()]
+    seeds += [{"type": "void", "reason": "x"}, {"type": "misdeal_card"},
+              {"type": "insurance", "box": 1, "amount": "5"}, {"type": "burn", "card": "7H"}]
+    return st.sampled_from(seeds).flatmap(mutated_object) | st.sampled_from(seeds).map(json.dumps)
+
+
+@settings(max_examples=300)
+@given(_object_lines())
+def test_a_script_line_passes_the_schema_exactly_when_the_engine_takes_it(line: str) -> None:
+    from controller.engine.errors import TableError
+    from controller.engine.events import parse_event
+
+    try:
+        data = load_json(line.encode("utf-8", "surrogatepass"), max_bytes=16_384)
+    except InputError:
+        return  # refused before any schema applies
+    if _integral_floats(data):
+        return
+    try:
+        parse_event(data)
+        by_engine = True
+    except TableError:
+        by_engine = False
+    assert ROUND_SCRIPT.is_valid(data) == by_engine, (data, by_engine)
