@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from controller.inputs import load_json
 from drivers.camera import kernels
 from drivers.camera.features import RANK_SIZE, SUIT_SIZE, rank_features, suit_features
 from drivers.camera.glyphs import Box
@@ -167,16 +168,23 @@ def load(path: Path) -> VisionCalibration:
         raise CalibrationError(f"{path}: not a calibration file ({exc})") from None
     if str(data.get("format", "")) != FORMAT:
         raise CalibrationError(f"{path}: not a croupier vision calibration file")
-    version = int(data.get("version", -1))
+    try:
+        version = int(data.get("version", -1))
+    except (TypeError, ValueError, OverflowError):
+        version = -1
     if version != VERSION:
         raise CalibrationError(
             f"{path}: calibration format version {version} is not supported "
             f"(this croupier reads version {VERSION}); calibrate again")
     try:
-        meta = json.loads(str(data["meta"]))
+        # Bounded like every JSON the table reads (controller.inputs); the arrays'
+        # checks below may meet anything a damaged or hostile file holds.
+        meta = load_json(str(data["meta"]), "meta", max_bytes=1 << 20)
+        if not isinstance(meta, dict):
+            raise TypeError("meta is not an object")
         cal = _from_arrays(meta, data)
-    except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
-        raise CalibrationError(f"{path}: damaged calibration file ({exc})") from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
+        raise CalibrationError(f"{path}: damaged calibration file ({str(exc)[:200]})") from None
     return cal
 
 

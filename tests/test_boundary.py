@@ -225,3 +225,24 @@ def test_a_line_without_end_is_refused_at_its_start_not_read_whole() -> None:
     assert play(endless, out, err) == 2
     assert err.getvalue() == "line 2: bad JSON: the line is 16385 bytes; at most 16384 are taken\n"
     assert endless.tell() < 20_000  # the rest was never read
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"version": "abc"},
+        {"meta": "[" * 5000},
+        {"meta": '{"feature_dims": ' + "9" * 5000 + "}"},
+        {"meta": "[1, 2]"},
+    ],
+)
+def test_a_damaged_vision_calibration_is_refused(tmp_path: Path, fields: dict[str, str]) -> None:
+    import numpy as np
+
+    from calibration import vision_file
+
+    path = tmp_path / "vision.npz"
+    arrays = {"format": vision_file.FORMAT, "version": str(vision_file.VERSION), "meta": "{}"}
+    np.savez(path, **{**arrays, **fields})
+    with pytest.raises(vision_file.CalibrationError, match=str(path)):
+        vision_file.load(path)
