@@ -91,3 +91,18 @@ def test_the_display_server_answers_every_request_and_keeps_serving(
 ) -> None:
     check_result = display.check(request)
     assert check_result in ("accepted", "refused")
+
+
+def test_a_repeat_under_the_commands_other_name_is_answered_where_it_was_asked() -> None:
+    # Found by the long run: "void" then "void_round" with one transaction answered the
+    # second on cmd/void/response, where its sender does not listen.
+    desk = check.PitDesk()
+    try:
+        request = b'{"transaction": "t9", "by": "anna", "reason": "dispute"}'
+        assert desk.check("void", request) == "accepted"
+        assert desk.check("void_round", request) == "accepted"
+        answer = desk.service.store.rows_from(desk.service.store.last_id(), 1)[0]
+        assert answer.topic == "cmd/void_round/response"
+        assert '"command":"void_round"' in answer.payload
+    finally:
+        desk.close()
