@@ -147,7 +147,9 @@ class Store:
             # The last process may have died between a commit and its sync: what it left
             # in the page cache is read (replayed, published) only once it is on disk.
             self.sync()
-        self.keep_reserve()
+        # The reserve is taken by the running service a minute in (Service._check_disk),
+        # not here: a start must not write 16 MB (posix_fallocate writes zeros where the
+        # file system cannot allocate) before it replays and publishes.
 
     # ---------------------------------------------------------------- disk room
     def free_bytes(self) -> int:

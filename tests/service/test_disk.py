@@ -68,6 +68,8 @@ def test_a_full_disk_gives_back_the_reserve_and_the_table_resumes(tmp_path: Path
         table = PitTable(disk / "state", state_options={"reserve_mb": 1}).run()
         try:
             reserve = disk / "state" / "reserve"
+            assert not reserve.exists()  # taken a minute in, not at the start
+            table.service._check_disk()  # (the minute's check, now)
             assert reserve.stat().st_size == 1 << 20
             fill(disk / "filler")  # everything but the reserve is taken
             fed = 0
