@@ -21,6 +21,7 @@ import re
 import socket
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -162,47 +163,49 @@ def _file(data: bytes, suffix: str) -> Path:
     return Path(f.name)
 
 
-def check_config(data: bytes) -> str:
-    from controller.config import ConfigError, load
-
-    path = _file(data, ".toml")
+def _check_file(
+    data: bytes,
+    suffix: str,
+    load: Callable[[Path], object],
+    error: type[Exception],
+    names_it: Callable[[str, Path], bool],
+) -> str:
+    """`data` as a file: loaded, or refused with the module's own error naming the file."""
+    path = _file(data, suffix)
     try:
         load(path)
         return "accepted"
-    except ConfigError as exc:
-        _need(str(exc).startswith(str(path)), f"an error that does not name the file: {exc}")
+    except error as exc:
+        _need(names_it(str(exc), path), f"an error that does not name the file: {exc}")
         return "refused"
     finally:
         path.unlink()
+
+
+def _starts_with_path(text: str, path: Path) -> bool:
+    return text.startswith(str(path))
+
+
+def check_config(data: bytes) -> str:
+    from controller.config import ConfigError, load
+
+    return _check_file(data, ".toml", load, ConfigError, _starts_with_path)
 
 
 def check_profile(data: bytes) -> str:
     from controller import rules
     from controller.engine.errors import ProfileError
 
-    path = _file(data, ".toml")
-    try:
-        rules.load_file(path)
-        return "accepted"
-    except ProfileError as exc:
-        _need(str(path) in str(exc) or ".toml" in str(exc), f"error without the file: {exc}")
-        return "refused"
-    finally:
-        path.unlink()
+    # A profile's error may name the shipped profile it extends ("fr-2007.toml: ...").
+    return _check_file(
+        data, ".toml", rules.load_file, ProfileError, lambda t, p: str(p) in t or ".toml" in t
+    )
 
 
 def check_calibration(data: bytes) -> str:
     from calibration import scale
 
-    path = _file(data, ".json")
-    try:
-        scale.load(path)
-        return "accepted"
-    except scale.CalibrationError as exc:
-        _need(str(exc).startswith(str(path)), f"an error that does not name the file: {exc}")
-        return "refused"
-    finally:
-        path.unlink()
+    return _check_file(data, ".json", scale.load, scale.CalibrationError, _starts_with_path)
 
 
 # --------------------------------------------------------------- device lines
