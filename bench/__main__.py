@@ -7,7 +7,7 @@ import sys
 
 BENCHMARKS = (
     "engine", "vision", "vision_tail", "generic_views", "service", "drivers", "soak",
-    "surveillance", "vision_photos", "vision_oof", "vision_adapt", "pace",
+    "surveillance", "vision_photos", "vision_oof", "vision_adapt", "pace", "fuzz", "storage",
 )
 
 

@@ -22,13 +22,19 @@ import os
 import statistics
 import time
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from controller.engine.errors import BadAmount
+from controller.engine.money import parse_amount
+from controller.inputs import InputError, load_json, read_text
+
 FORMAT, VERSION = "croupier-scale", 1
 RAW_MIN, RAW_MAX = -(1 << 23), (1 << 23) - 1
+MAX_FILE = 64 * 1024  # a calibration file is under 2 KB
+MAX_STACKS = 200_000  # stacks `ambiguity` compares (about a second on a Pi)
 MIN_COUNTS_PER_GRAM = 2.0  # below this a gram is lost in the HX711's noise
 MAX_TARE_NOISE = 2000.0  # counts of standard deviation with the spot empty
 
@@ -186,6 +192,14 @@ def check(cal: ScaleCalibration) -> None:
             f"noise_g {cal.noise_g:g} g is half a chip or more ({lightest:g} g): "
             "one chip could be lost in the noise"
         )
+    stacks = math.comb(cal.unique_up_to + len(cal.denominations), len(cal.denominations))
+    if stacks > MAX_STACKS:
+        # The check below walks every stack: a file asking for 10**11 of them would
+        # keep the table from starting, not refuse the file.
+        raise CalibrationError(
+            f"unique_up_to {cal.unique_up_to} with {len(cal.denominations)} denominations is "
+            f"{stacks:,} stacks to tell apart; at most {MAX_STACKS:,}"
+        )
     reason = ambiguity(cal)
     if reason is not None:
         raise CalibrationError(reason)
@@ -248,7 +262,7 @@ def from_json(data: object) -> ScaleCalibration:
             chip_tolerance_g=_num(data["chip_tolerance_g"]),
             max_chips=_int(data["max_chips"]),
             unique_up_to=_int(data["unique_up_to"]),
-            created=str(data.get("created", "")),
+            created=str(data.get("created", ""))[:64],
         )
     except (KeyError, TypeError) as exc:
         raise CalibrationError(f"missing or malformed entry: {exc}") from None
@@ -263,8 +277,9 @@ def _int(value: object) -> int:
 
 
 def _num(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise CalibrationError(f"{value!r} is not a number")
+    # Bounded before float(): 10**400 would raise OverflowError, not a refusal.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not abs(value) < 1e12:
+        raise CalibrationError(f"{str(value)[:40]!r} is not a number in range")
     return float(value)
 
 
@@ -272,19 +287,23 @@ def _money(value: object) -> Decimal:
     if not isinstance(value, str):
         raise CalibrationError(f'chip value {value!r}: write amounts as strings ("25")')
     try:
-        return Decimal(value)
-    except InvalidOperation:
-        raise CalibrationError(f"chip value {value!r} is not a number") from None
+        # The table's one money check: no exponent, NaN (sNaN cannot even be hashed),
+        # or 30-digit value reaches the arithmetic below.
+        return parse_amount(value, "chip value")
+    except BadAmount as exc:
+        raise CalibrationError(str(exc)) from None
 
 
 def load(path: Path) -> ScaleCalibration:
     try:
-        text = path.read_text("utf-8")
+        text = read_text(path, "calibration file", max_bytes=MAX_FILE)
     except OSError as exc:
         raise CalibrationError(f"{path}: cannot read: {exc.strerror}") from None
+    except InputError as exc:
+        raise CalibrationError(str(exc)) from None
     try:
-        data = json.loads(text)
-    except ValueError as exc:
+        data = load_json(text, "the file", max_bytes=MAX_FILE, max_depth=8)
+    except InputError as exc:
         raise CalibrationError(f"{path}: not JSON: {exc}") from None
     try:
         return from_json(data)

@@ -18,15 +18,23 @@ broker's log shows which accounts were connected at the time.
 from __future__ import annotations
 
 import json
+import logging
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from controller.engine.errors import BadAmount
-from controller.engine.money import parse_amount
+from controller.engine.money import POSITIVE_AMOUNT_PATTERN, parse_amount
+from controller.inputs import InputError, load_json
+
+log = logging.getLogger("croupier.pit")
 
 MAX_BYTES = 4096  # a command is a few hundred bytes; anything near this is not one
+MAX_DEPTH = 4  # a command is one flat object: no field holds a list or an object
+# Sequence and round numbers: what a display's JavaScript holds exactly (2**53 - 1);
+# the table's journal reaches a few million a year.
+MAX_SEQ = 2**53 - 1
 HISTORY = 10_000  # transactions remembered to answer a repeated request again
 
 # Commands that change the table, and the one that does not (republish). All are
@@ -37,19 +45,23 @@ ALIASES = {"void": "void_round"}
 Text = Annotated[str, Field(min_length=1, max_length=300)]
 Name = Annotated[str, Field(min_length=1, max_length=64)]
 Card = Annotated[str, Field(pattern=r"^[A2-9TJQK][SHDC]$")]
+# A name with something in it: the schema says so with a pattern, the model with
+# `_someone` (whose message the consoles show).
+Someone = Annotated[str, Field(min_length=1, max_length=64, json_schema_extra={"pattern": r"\S"})]
 
 
 class Request(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     transaction: Name
-    by: Name  # the supervisor, as the console says (claimed, not verified)
+    by: Someone  # the supervisor, as the console says (claimed, not verified)
     console: Name | None = None  # the sending program's own id (claimed)
 
     @field_validator("by")
     @classmethod
-    def _someone(cls, value: str) -> str:
-        if not value.strip():
+    def _someone(cls, value: str | None) -> str | None:
+        # None reaches here from Republish, where `by` is optional.
+        if value is not None and not value.strip():
             raise ValueError("must name the supervisor, not be blank")
         return value
 
@@ -62,9 +74,16 @@ class NewShoe(Request):
     reason: Text | None = None
 
 
+# Money as docs/schemas publishes it. The pattern is the schema's only: parse_amount
+# checks it with messages that name the problem ("has more than 2 decimal places").
+Money = Annotated[
+    str, Field(json_schema_extra={"pattern": POSITIVE_AMOUNT_PATTERN, "maxLength": 13})
+]
+
+
 class SetLimits(Request):
-    min: str
-    max: str
+    min: Money
+    max: Money
     reason: Text | None = None
 
     @field_validator("min", "max")
@@ -89,7 +108,7 @@ class CorrectCard(Request):
     """The card at `position` (from 0) of a hand as `state` shows it: box 0 hand 0 is
     the dealer; `was` is the card shown there now, `card` the card it really is."""
 
-    round: Annotated[int, Field(ge=1)]
+    round: Annotated[int, Field(ge=1, le=MAX_SEQ)]
     box: Annotated[int, Field(ge=0, le=9)]
     hand: Annotated[int, Field(ge=0, le=9)]
     position: Annotated[int, Field(ge=0, le=21)]
@@ -99,8 +118,8 @@ class CorrectCard(Request):
 
 
 class Republish(Request):
-    by: Name | None = None  # type: ignore[assignment]  # a recorder may not say who it is
-    from_seq: Annotated[int, Field(ge=1)] | None = None
+    by: Someone | None = None  # type: ignore[assignment]  # a recorder may not say who it is
+    from_seq: Annotated[int, Field(ge=1, le=MAX_SEQ)] | None = None
 
 
 MODELS: dict[str, type[Request]] = {
@@ -110,6 +129,19 @@ MODELS: dict[str, type[Request]] = {
     "correct_card": CorrectCard,
     "republish": Republish,
 }
+
+
+def request_schema() -> dict[str, Any]:
+    """docs/schemas/command.json: each command's request, as the models check it (a test
+    keeps the file and the models equal; regenerate with `python -m controller.commands`)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://croupier.example/schemas/v1/command.json",
+        "title": "croupier/v1/<table>/cmd/<name>: a request to the table, by command name",
+        "description": f"At most {MAX_BYTES} bytes of UTF-8, one flat JSON object. Generated "
+        "from controller/commands.py (python -m controller.commands).",
+        "$defs": {name: model.model_json_schema() for name, model in MODELS.items()},
+    }
 
 
 class Refusal(BaseModel):
@@ -136,9 +168,11 @@ def parse(name: str, payload: bytes) -> Request | Refusal:
             error=f"the request is {len(payload)} bytes; a command is at most {MAX_BYTES}",
         )
     try:
-        data = json.loads(payload or b"{}")
-    except ValueError as exc:
-        return Refusal(name=name, transaction=None, error=f"not JSON: {exc}")
+        # Strict UTF-8, depth bounded before parsing, no NaN, no 5,000-digit integer,
+        # no key given twice (controller.inputs): nothing here can raise but InputError.
+        data = load_json(payload or b"{}", "the request", max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)
+    except InputError as exc:
+        return Refusal(name=name, transaction=None, error=str(exc))
     if not isinstance(data, dict):
         return Refusal(
             name=name,
@@ -146,7 +180,7 @@ def parse(name: str, payload: bytes) -> Request | Refusal:
             error=f"a command is a JSON object, not {_json_type(data)}",
         )
     transaction = data.get("transaction")
-    if not isinstance(transaction, str):
+    if not isinstance(transaction, str) or len(transaction) > 64:
         transaction = None  # echo only what could be the console's own id
     if not known(name):
         return Refusal(
@@ -162,6 +196,11 @@ def validate(name: str, data: dict[str, Any], transaction: Any = None) -> Reques
         return MODELS[canonical(name)].model_validate(data)
     except ValidationError as exc:
         return Refusal(name=name, transaction=transaction, error=_problems(exc))
+    except Exception as exc:  # a check's own bug must refuse the request, not stop the table
+        log.exception("a %s request could not be checked", name)
+        return Refusal(
+            name=name, transaction=transaction, error=f"the request could not be checked ({exc})"
+        )
 
 
 def fields(request: Request) -> dict[str, Any]:
@@ -223,3 +262,7 @@ def _problems(exc: ValidationError) -> str:
         else:
             out.append(f"{field}: {err['msg'].removeprefix('Value error, ')}")
     return "; ".join(out)
+
+
+if __name__ == "__main__":
+    print(json.dumps(request_schema(), indent=2, ensure_ascii=False))

@@ -8,7 +8,6 @@ key and what is wrong (`croupier check-config FILE` prints them).
 from __future__ import annotations
 
 import re
-import tomllib
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -16,6 +15,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from controller.engine.money import MAX_AMOUNT
+from controller.inputs import InputError, load_toml, read_text
 from drivers.settings import DriversSection
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
@@ -65,7 +66,13 @@ class StateSection(Section):
     dir: FilePath = Path("state")
     # fsync every journal commit. Off survives a process crash but not a power cut.
     fsync: bool = True
-    keep_sent: Annotated[int, Field(ge=1000)] = 200_000
+    keep_sent: Annotated[int, Field(ge=1000, le=10**9)] = 200_000  # le: an SQLite integer
+    # Below this much free space on the state dir's disk (or a tenth of the disk, if less),
+    # `status` carries a disk_low alarm (the table still runs; a full disk would stop it).
+    min_free_mb: Annotated[int, Field(ge=0, le=10**7)] = 256
+    # Held in <state dir>/reserve, given back when the disk is full: the room a
+    # checkpoint needs to empty the WAL so the table can resume.
+    reserve_mb: Annotated[int, Field(ge=0, le=1024)] = 16
 
 
 class TlsSection(Section):
@@ -114,7 +121,9 @@ class SurveillanceSection(Section):
     metrics_every_s: Annotated[float, Field(ge=1.0, le=3600.0)] = 60.0
     metrics_window_s: Annotated[float, Field(ge=60.0, le=86400.0)] = 3600.0
     # A payout within this of stake + result is right (sensors that read to the chip: 0).
-    payout_tolerance: Annotated[Decimal, Field(strict=False, ge=0)] = Decimal(0)
+    payout_tolerance: Annotated[
+        Decimal, Field(strict=False, ge=0, le=MAX_AMOUNT, allow_inf_nan=False)
+    ] = Decimal(0)
 
 
 class CardsSection(Section):
@@ -126,7 +135,7 @@ class CardsSection(Section):
 
 class SimSection(Section):
     seed: int = 1
-    rounds: Annotated[int, Field(ge=0)] = 0  # 0: deal until stopped
+    rounds: Annotated[int, Field(ge=0, le=10**9)] = 0  # 0: deal until stopped
     speed: float | Literal["max"] = 1.0
     unreadable_rate: Annotated[float, Field(ge=0.0, le=0.5)] = 0.01
     mistake_rate: Annotated[float, Field(ge=0.0, le=0.5)] = 0.03
@@ -234,14 +243,15 @@ def from_mapping(data: dict[str, Any], where: str) -> Config:
 
 
 def load(path: Path) -> Config:
+    # Strict UTF-8, at most 1 MiB, nesting that tomllib's recursion survives
+    # (controller.inputs): a bad file is a ConfigError naming it, never a traceback.
     try:
-        text = path.read_text("utf-8")
+        text = read_text(path, "configuration")
+        data = load_toml(text, str(path))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
     return from_mapping(data, str(path))
 
 

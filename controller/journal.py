@@ -110,10 +110,17 @@ class Message(NamedTuple):
 
 
 class Store:
-    def __init__(self, directory: Path, fsync: bool = True) -> None:
+    def __init__(self, directory: Path, fsync: bool = True, reserve: int = 0) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.path = directory / "table.db"
         self._wal = directory / "table.db-wal"
+        self.directory = directory
+        # Bytes held in a file of their own that only a full disk gives back (`release`):
+        # the room a checkpoint needs to empty the WAL, so that a disk the WAL filled does
+        # not keep the table stopped after space is freed (the checkpoint that would free
+        # it needs space itself). 0: none.
+        self.reserve_bytes = reserve
+        self._reserve = directory / "reserve"
         # Autocommit mode: transactions are explicit (BEGIN ... COMMIT).
         self.db = sqlite3.connect(
             self.path,
@@ -140,6 +147,51 @@ class Store:
             # The last process may have died between a commit and its sync: what it left
             # in the page cache is read (replayed, published) only once it is on disk.
             self.sync()
+        # The reserve is taken by the running service a minute in (Service._check_disk),
+        # not here: a start must not write 16 MB (posix_fallocate writes zeros where the
+        # file system cannot allocate) before it replays and publishes.
+
+    # ---------------------------------------------------------------- disk room
+    def free_bytes(self) -> int:
+        """What the state dir's file system still has for this process."""
+        st = os.statvfs(self.directory)
+        return st.f_bavail * st.f_frsize
+
+    def disk_bytes(self) -> int:
+        st = os.statvfs(self.directory)
+        return st.f_blocks * st.f_frsize
+
+    def keep_reserve(self) -> bool:
+        """Hold the reserve again once the disk has room for it and more (True: held)."""
+        if self.reserve_bytes <= 0:
+            return False
+        try:
+            if self._reserve.exists() and self._reserve.stat().st_size >= self.reserve_bytes:
+                return True
+            if self.free_bytes() < 2 * self.reserve_bytes:
+                return False  # taking it now would bring the full disk closer
+            fd = os.open(self._reserve, os.O_WRONLY | os.O_CREAT, 0o600)
+            try:
+                os.posix_fallocate(fd, 0, self.reserve_bytes)  # real blocks, not a hole
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            log.warning("cannot hold the disk reserve: %s", exc)
+            with contextlib.suppress(OSError):
+                self._reserve.unlink()
+            return False
+        return True
+
+    def release(self) -> bool:
+        """The disk is full: give the reserve back and empty the WAL into the database
+        while there is room for it (True: the reserve was there to give)."""
+        try:
+            self._reserve.unlink()
+        except OSError:
+            return False
+        with contextlib.suppress(sqlite3.Error):
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return True
 
     def close(self) -> None:
         self._checkpointer.stop()
@@ -276,9 +328,12 @@ class Store:
     def _bound_wal(self) -> None:
         try:
             size = self._wal.stat().st_size
+            # Never the last free space: on a disk with little room the WAL starts again
+            # well before it could take it (a quarter of what is free, at least 1 MB).
+            limit = min(self.WAL_LIMIT, max(1 << 20, self.free_bytes() // 4))
         except OSError:
             return
-        if size > self.WAL_LIMIT:
+        if size > limit:
             # RESTART waits for readers (an audit, a backup) up to the busy timeout; the
             # loop must not: busy, it tries again after the next commit.
             self.db.execute("PRAGMA busy_timeout=0")

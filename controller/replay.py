@@ -7,7 +7,6 @@ settled from it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -15,6 +14,9 @@ from controller import rules
 from controller.engine import Table, TableError, outcome_json, parse_event
 from controller.engine.events import NewShoe
 from controller.engine.ops import RoundSettled, RoundVoided
+from controller.inputs import InputError, decode_utf8, load_json
+
+MAX_LINE = 16_384  # bytes in one line; an event is well under 200
 
 
 class Unfinished(Exception):
@@ -28,11 +30,20 @@ class ReplayError(Exception):
         self.why = why
 
 
-def _decode(number: int, text: str) -> dict[str, Any]:
+def _decode(number: int, raw: str | bytes) -> dict[str, Any] | None:
+    """One line to its object (None for a blank line), or `ReplayError`: strict UTF-8,
+    bounded size and depth (controller.inputs), so no line reaches the engine malformed."""
+    if isinstance(raw, bytes) and len(raw) <= MAX_LINE:
+        try:
+            raw = decode_utf8(raw, "the line")
+        except InputError as exc:
+            raise ReplayError(number, str(exc)) from None
+    if not raw.strip():
+        return None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReplayError(number, f"bad JSON: {exc.msg} at column {exc.colno}") from None
+        data = load_json(raw.strip(), "the line", max_bytes=MAX_LINE)
+    except InputError as exc:
+        raise ReplayError(number, f"bad JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ReplayError(
             number, f"bad event: a JSON object is expected, not {type(data).__name__}"
@@ -41,15 +52,14 @@ def _decode(number: int, text: str) -> dict[str, Any]:
 
 
 def replay(
-    lines: Iterable[str], rules_name: str | None = None, boxes: int | None = None
+    lines: Iterable[str | bytes], rules_name: str | None = None, boxes: int | None = None
 ) -> Iterator[dict[str, Any]]:
     """Play a script; `rules_name` and `boxes` (from the command line) win over its shoe line."""
     table: Table | None = None
     for number, raw in enumerate(lines, start=1):
-        text = raw.strip()
-        if not text:
+        data = _decode(number, raw)
+        if data is None:
             continue
-        data = _decode(number, text)
         try:
             event = parse_event(data)
             if table is None:

@@ -124,7 +124,9 @@ class Service:
         self.queue: queue.SimpleQueue[Item] = queue.SimpleQueue()
         self.session = wire.new_session()
         self.since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        self.store = Store(config.state.dir, config.state.fsync)
+        self.store = Store(config.state.dir, config.state.fsync, config.state.reserve_mb << 20)
+        self.disk_free_mb = self.store.free_bytes() >> 20  # in `status`; checked every minute
+        self.disk_mb = self.store.disk_bytes() >> 20
         self._check_meta(meta or {})
         profile = rules.load(config.table.rules)
         self.table = Table(profile, config.table.boxes)
@@ -177,12 +179,33 @@ class Service:
         return wire.dumps(wire.status("lost", self.session, self.table_id, self.since))
 
     def _status(self, state: str = "online") -> str:
-        alarms = None
+        alarms = []
         if self.halted is not None and state == "online":
             alarms = [{"kind": "journal", "message": f"the table takes no input: {self.halted}"}]
-        return wire.dumps(
-            wire.status(state, self.session, self.table_id, self.since, self.devices, alarms)
-        )
+        # A tenth of the disk at most: a small disk (a test's tmpfs) is not low from the start.
+        low = min(self.config.state.min_free_mb, self.disk_mb // 10)
+        if state == "online" and self.disk_free_mb < low:
+            alarms.append({"kind": "disk_low", "message": (
+                f"{self.disk_free_mb} MB free on the state dir's disk (alarm below {low} MB): "
+                "when it is full the table stops taking input"
+            )})
+        body = wire.status(state, self.session, self.table_id, self.since, self.devices, alarms)
+        body["disk"] = {"free_mb": self.disk_free_mb, "alarm_below_mb": low}
+        return wire.dumps(body)
+
+    def _check_disk(self) -> None:
+        """Free space into `status` (rounded, so that it changes the topic now and then,
+        not every minute), and the reserve held again when there is room."""
+        try:
+            free = self.store.free_bytes() >> 20
+        except OSError:
+            return
+        shown = free if free < 1024 else free // 100 * 100
+        if shown != self.disk_free_mb:
+            self.disk_free_mb = shown
+            self.pump.set_slot(wire.STATUS, self._status())
+        if self.halted is None:
+            self.store.keep_reserve()
 
     # ------------------------------------------------------------- the state
     def _check_meta(self, extra: dict[str, str]) -> None:
@@ -524,6 +547,8 @@ class Service:
             return
         self.halted = self.view.halted = why
         self._halted_at = time.monotonic()
+        if self.store.release():  # room for the checkpoint that empties the WAL
+            log.warning("disk full: the reserve is given back to empty the WAL")
         self._retry_at = self._halted_at + RETRY
         log.error(
             "the table stops taking input: %s; it resumes by itself when the disk has room again",
@@ -718,6 +743,7 @@ class Service:
         return ACKS_EVERY
 
     def _prune(self) -> float:
+        self._check_disk()
         try:
             self.pump.flush_acks()
             self.store.prune(self.config.state.keep_sent)

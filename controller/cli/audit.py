@@ -42,6 +42,16 @@ def register(subparsers: Any) -> None:
     events.add_argument("state_dir", type=Path, metavar="STATE_DIR")
     events.add_argument("--full", action="store_true", help="show hidden cards")
     events.set_defaults(handler=run_trail, kinds=None)
+    software = sub.add_parser(
+        "software",
+        help="SHA-256 of every installed file of croupier, checked against its RECORD",
+        description="Hash every file of the installed croupier distribution, print each "
+        "SHA-256 with its path, and check it against the distribution's RECORD (what the "
+        "installer wrote from the released wheel); files added beside the package are "
+        "named too. Exit status: 0 intact, 1 a file differs, is missing or was added (each "
+        "named), 2 cannot verify (not installed, or an editable install of a checkout).",
+    )
+    software.set_defaults(handler=run_software)
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -74,3 +84,19 @@ def run_trail(args: argparse.Namespace) -> int:
         if topic == "events" and (args.kinds is None or payload["type"] in args.kinds):
             print(json.dumps(payload, ensure_ascii=False))
     return 0
+
+
+def run_software(args: argparse.Namespace) -> int:
+    from importlib import metadata
+
+    from controller.software import check, report
+
+    try:
+        verdict = check()
+    except metadata.PackageNotFoundError:
+        print("croupier audit software: croupier is not installed here", file=sys.stderr)
+        return 2
+    print(report(verdict))
+    if verdict.editable:
+        return 2
+    return 0 if verdict.intact else 1

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, TextIO
 
 from controller.engine.errors import ProfileError
 
@@ -25,26 +26,55 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.replay import ReplayError, Unfinished, replay
-
     try:
-        stream = sys.stdin if args.script == "-" else open(args.script, encoding="utf-8")  # noqa: SIM115
+        # Bytes, not text: each line is decoded strictly on its own, so invalid UTF-8 is
+        # "line N: ..." (exit 2), not a UnicodeDecodeError out of the file object.
+        stream = sys.stdin.buffer if args.script == "-" else open(args.script, "rb")  # noqa: SIM115
     except OSError as exc:
         print(f"croupier replay: cannot read {args.script}: {exc.strerror}", file=sys.stderr)
         return 2
+    with stream:
+        return play(stream, sys.stdout, sys.stderr, args.rules, args.boxes)
+
+
+def play(
+    lines: Iterable[bytes | str],
+    out: TextIO,
+    err: TextIO,
+    rules: str | None = None,
+    boxes: int | None = None,
+) -> int:
+    """The whole command on a stream: its exit status, settlements on `out`, why on `err`."""
+    from controller.replay import ReplayError, Unfinished, replay
+
     try:
-        with stream:
-            for outcome in replay(stream, args.rules, args.boxes):
-                print(json.dumps(outcome, ensure_ascii=False), flush=False)
+        for outcome in replay(_bounded(lines), rules, boxes):
+            print(json.dumps(outcome, ensure_ascii=False), file=out, flush=False)
     except ReplayError as exc:
-        sys.stdout.flush()
-        print(str(exc), file=sys.stderr)
+        out.flush()
+        print(str(exc), file=err)
         return 2
     except ProfileError as exc:
-        print(f"croupier replay: {exc}", file=sys.stderr)
+        print(f"croupier replay: {exc}", file=err)
         return 2
     except Unfinished as exc:
-        sys.stdout.flush()
-        print(f"end of script: {exc}", file=sys.stderr)
+        out.flush()
+        print(f"end of script: {exc}", file=err)
         return 1
     return 0
+
+
+def _bounded(lines: Iterable[bytes | str]) -> Iterable[bytes | str]:
+    """A file's lines, none read past MAX_LINE + 1 bytes: a line without end (a 1 GB
+    file with no newline, /dev/zero) is refused at its start, not read into memory."""
+    from controller.replay import MAX_LINE
+
+    readline = getattr(lines, "readline", None)
+    if readline is None:
+        yield from lines
+        return
+    while True:
+        line = readline(MAX_LINE + 1)
+        if not line:
+            return
+        yield line

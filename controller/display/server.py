@@ -83,10 +83,13 @@ class DisplayConfig:
 def resolve(path: str, root: Path = STATIC) -> Path | None:
     """The file a URL path names under `root`, or None (missing, or outside it)."""
     name = PAGES.get(path, path.lstrip("/"))
-    if not name or "\\" in name or "\0" in name:
+    if not name or len(name) > 255 or "\\" in name or "\0" in name:
         return None
-    candidate = (root / name).resolve()
-    if not candidate.is_relative_to(root) or not candidate.is_file():
+    try:
+        candidate = (root / name).resolve()
+        if not candidate.is_relative_to(root) or not candidate.is_file():
+            return None
+    except (OSError, ValueError):  # a name the file system refuses (too long, ...) is no file
         return None
     return candidate
 
@@ -95,6 +98,9 @@ class Handler(BaseHTTPRequestHandler):
     server: DisplayServer
     server_version = "croupier-display"
     sys_version = ""
+    # No HTTP/0.9: a request without a version (or with a broken one) gets a status line
+    # and headers like any other, not a bare body a browser or proxy cannot tell from data.
+    default_request_version = "HTTP/1.0"
 
     def do_GET(self) -> None:
         self._answer(body=True)

@@ -36,8 +36,9 @@ def parse_card(code: object) -> str:
         raise UnknownCard(
             f"unknown card {code!r}: card codes are upper case, e.g. {code.upper()!r}"
         )
+    shown = repr(code) if len(repr(code)) <= 40 else repr(code)[:37] + "..."
     raise UnknownCard(
-        f"unknown card {code!r}: expected a rank of {RANKS} then a suit of {SUITS}, e.g. 'TH'"
+        f"unknown card {shown}: expected a rank of {RANKS} then a suit of {SUITS}, e.g. 'TH'"
     )
 
 

@@ -15,6 +15,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from .errors import ProfileError
+from .money import MAX_AMOUNT, PLAIN
+
+MAX_INT = 10**9  # no whole-number setting comes near; bounds a 5,000-digit value
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,19 +219,28 @@ def _check(where: str, name: str, value: Any) -> Any:
             raise ProfileError(f"{at}: expected true or false, got {value!r}")
         return value
     if spec.kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ProfileError(f"{at}: expected a whole number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or abs(value) > MAX_INT:
+            raise ProfileError(f"{at}: expected a whole number, got {_shown(value)}")
         _bounds(at, spec, value)
         return value
     if spec.kind is Decimal:
         if isinstance(value, bool) or not isinstance(value, str | int):
             raise ProfileError(f'{at}: expected a decimal string such as "1.5", got {value!r}')
+        if isinstance(value, int) and abs(value) > MAX_INT:
+            raise ProfileError(f"{at}: {_shown(value)} is out of range")
+        if isinstance(value, str) and len(value) > 24:
+            raise ProfileError(f"{at}: {_shown(value)} is not a number a profile uses")
         try:
             number = Decimal(value)
         except InvalidOperation:
             raise ProfileError(f"{at}: {value!r} is not a number") from None
         if not number.is_finite():
             raise ProfileError(f"{at}: {value!r} is not a finite number")
+        if isinstance(value, str) and not PLAIN.fullmatch(value.lstrip("-")):
+            # "1e30" is a number, but one that overflows every later sum (InvalidOperation)
+            raise ProfileError(f'{at}: {value!r}: write plain digits such as "1.5" (no exponent)')
+        if abs(number) > MAX_AMOUNT:
+            raise ProfileError(f"{at}: {value!r} is more than {MAX_AMOUNT}, the most any amount is")
         _bounds(at, spec, number)
         return number
     if spec.kind is str:
@@ -243,6 +255,11 @@ def _check(where: str, name: str, value: Any) -> Any:
     for v in value:
         _bounds(at, spec, v)
     return tuple(sorted(set(value)))
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _bounds(at: str, spec: Setting, value: int | Decimal) -> None:

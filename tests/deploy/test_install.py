@@ -65,7 +65,15 @@ def test_a_first_install_writes_the_table(root: Path) -> None:
     broker = root / "etc/mosquitto/croupier"
     assert (broker / "roster").read_text() == "table-T7 table T7\n"
     acl = (broker / "acl").read_text()
-    assert "user table-T7\ntopic write croupier/v1/T7/#\ntopic read croupier/v1/T7/cmd/+\n" in acl
+    # The table writes what it publishes, never a request (issue 37): no "T7/#".
+    grants = "".join(
+        f"topic write croupier/v1/T7/{t}\n"
+        for t in ("status", "info", "state", "events", "outcome", "outcome/last", "alerts",
+                  "surveillance/#", "cmd/+/response", "bridge")
+    )
+    assert f"user table-T7\n{grants}topic read croupier/v1/T7/cmd/+\n" in acl
+    assert "topic write croupier/v1/T7/#" not in acl
+    assert "topic write croupier/v1/T7/cmd/+\n" not in acl
     assert cfg["mqtt"]["password"] not in (broker / "passwd").read_text()
     for path in (
         "etc/systemd/system/croupier.service",

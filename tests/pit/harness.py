@@ -29,13 +29,14 @@ class PitTable:
         port: int | None = None,
         clock: Callable[[], float] = time.time,
         card_source: Any = None,
+        state_options: dict[str, Any] | None = None,
         **config: Any,
     ) -> None:
         cfg = override(
             Config(),
             "test",
             table={"id": table_id, "rules": rules},
-            state={"dir": state, "fsync": False},
+            state={"dir": state, "fsync": False, **(state_options or {})},
             **config,
         )
         address = (
