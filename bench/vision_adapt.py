@@ -39,7 +39,7 @@ from calibration.designs import Design, design_deck
 from drivers.camera.adapted import AdaptedReader
 from drivers.camera.frame import corner_reads, size_range
 from drivers.camera.glyphs import Image
-from drivers.camera.learned import F32, LearnedThresholds, load
+from drivers.camera.learned import F32, LearnedThresholds, learned_model, load
 from drivers.camera.shoe import ShoeGeometry, read_still
 from sim.camera.shoe import ShoeCamera
 
@@ -127,7 +127,11 @@ def tune(by_design: Mapping[str, tuple[AdaptedReader, Records]], frame_mode: boo
 
 
 def adapted(design: Design, family: str) -> AdaptedReader | str:
+    """The design's fold network, at the shipped network's thresholds (as
+    bench.vision_oof judges it), adapted to the design."""
     reader = load(fold_model(MODELS, family))
+    shipped = learned_model()
+    reader.thresholds, reader.frame_thresholds = shipped.thresholds, shipped.frame_thresholds
     t0 = time.monotonic()
     try:
         out = adapt(design_deck(design), reader, seed=7)
