@@ -27,12 +27,10 @@ from bench.vision_oof import (
     MODELS,
     families,
     fold_model,
-    frame,
     hand_scenes,
-    hands,
+    judged,
     pair_scenes,
-    shoe,
-    still,
+    tally,
 )
 from calibration.adapt import FRAME_LLR, LLR, AdaptError, adapt
 from calibration.designs import Design, design_deck
@@ -90,18 +88,9 @@ def scene_records(design: Design, rec: Recording, scenes: int, seed: int) -> Rec
 def outcome(rec: AdaptedReader, records: Records, t: LearnedThresholds, llr: float
             ) -> tuple[int, int]:
     """Cards read right and misread at this ratio (as bench.vision_oof.outcome)."""
-    right = wrong = 0
-    for truth, corners in records:
-        cards = {rec.combine(p, e, t, llr).card for p, e in corners} - {None}
-        if " " in truth:
-            right += len(cards & set(truth.split()))
-            wrong += len(cards - set(truth.split()))
-        elif len(cards) == 1:
-            if cards == {truth}:
-                right += 1
-            else:
-                wrong += 1
-    return right, wrong
+    return tally((truth, {c for p, e in corners
+                          if (c := rec.combine(p, e, t, llr).card) is not None})
+                 for truth, corners in records)
 
 
 def tune(by_design: Mapping[str, tuple[AdaptedReader, Records]], frame_mode: bool) -> float:
@@ -181,10 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         r.head = replace(r.head, llr=llr, frame_llr=frame_llr)
         d = designs[name]
-        cells = [still(d, r, args.frames, args.seed).cell(),
-                 frame(d, r, args.scenes, args.seed).cell(),
-                 hands(d, r, max(1, args.scenes // 5), args.seed).cell(),
-                 shoe(d, r, args.seed).cell()]
+        cells = judged(d, r, args.frames, args.scenes, args.seed)
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     return 0
 

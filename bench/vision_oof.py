@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -275,9 +276,15 @@ def outcome(records: Records, t_rank: float, t_suit: float) -> tuple[int, int]:
     card) reads the one card its sure corners agree on; a table photo (its
     cards space-separated) reads every card a sure corner reads (without
     frame mode's check that a whole card's corners agree: stricter)."""
+    return tally((truth, {b for b, pr, ps in reads if pr >= t_rank and ps >= t_suit})
+                 for truth, reads in records)
+
+
+def tally(reads: Iterable[tuple[str, set[str]]]) -> tuple[int, int]:
+    """Cards read right and misread, from each record's truth (one card, or
+    a table's cards space-separated) and the cards its sure corners read."""
     right = wrong = 0
-    for truth, reads in records:
-        cards = {b for b, pr, ps in reads if pr >= t_rank and ps >= t_suit}
+    for truth, cards in reads:
         if " " in truth:
             right += len(cards & set(truth.split()))
             wrong += len(cards - set(truth.split()))
@@ -323,6 +330,16 @@ def ship_thresholds(thresholds: LearnedThresholds, frame: LearnedThresholds, how
     info["frame_thresholds"] = {"rank": frame.rank, "suit": frame.suit}
     info["thresholds_set_by"] = how
     info_path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
+
+
+def judged(design: Design, reader: LearnedReader, frames: int, scenes: int, seed: int
+           ) -> list[str]:
+    """The table's cells of one design: still frames, frame mode, cascaded
+    hands, the shoe dealing 52 cards."""
+    return [still(design, reader, frames, seed).cell(),
+            frame(design, reader, scenes, seed).cell(),
+            hands(design, reader, max(1, scenes // 5), seed).cell(),
+            shoe(design, reader, seed).cell()]
 
 
 def speed(scenes: int, seed: int) -> None:
@@ -418,10 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         if thresholds is not None and frame_thresholds is not None:
             reader.thresholds, reader.frame_thresholds = thresholds, frame_thresholds
         for d in designs:
-            cells = [still(d, reader, args.frames, args.seed).cell(),
-                     frame(d, reader, args.scenes, args.seed).cell(),
-                     hands(d, reader, max(1, args.scenes // 5), args.seed).cell(),
-                     shoe(d, reader, args.seed).cell()]
+            cells = judged(d, reader, args.frames, args.scenes, args.seed)
             print(f"| {d.name} ({family}) | " + " | ".join(cells) + " |", flush=True)
     return 0
 
