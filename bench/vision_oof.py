@@ -225,8 +225,8 @@ def corner_records(design: Design, reader: LearnedReader, frames: int, seed: int
 def thumb_over_rank(frame: Image, geo: ShoeGeometry, rng: np.random.Generator) -> Image | None:
     """The frame with the upper 50-90 % of the index's rank covered, as a
     thumb on the card would (tests/vision/test_shoe.py covers 60 %)."""
-    left, _ = geo.band
-    found = find_indices(np.ascontiguousarray(frame[:, left : left + 102]), geo.rank_height)
+    left, right = geo.band
+    found = find_indices(np.ascontiguousarray(frame[:, left:right]), geo.rank_height)
     if not found:
         return None
     r = min(found, key=lambda i: i.rank_box.x).rank_box

@@ -77,6 +77,18 @@ class PitTable:
         else:
             self.service.store.close()
 
+    def fill_journal(self) -> None:
+        """Take bets on and off box 1 until a commit fails and the table
+        halts (a full disk: the WAL may have room for a while)."""
+        fed = 0
+        while self.service.halted is None:
+            assert fed < 20_000, "the journal never filled up"
+            self.bets.place(1, "10" if fed % 2 == 0 else "0")
+            fed += 1
+            if fed % 10 == 0:
+                self.settle()
+        self.settle()
+
     def settle(self, timeout: float = 10.0) -> None:
         """Wait until the loop has taken everything queued and stored its messages."""
         deadline = time.monotonic() + timeout

@@ -167,14 +167,7 @@ def test_a_full_disk_stops_the_table_loudly_and_it_resumes_losing_nothing(
             filler.fill()
             # The WAL may still have room for a while: take bets on and off until a
             # commit fails. Every one of these records was applied, so journaled.
-            fed = 0
-            while table.service.halted is None:
-                assert fed < 20_000, "the journal never filled up"
-                table.bets.place(1, "10" if fed % 2 == 0 else "0")
-                fed += 1
-                if fed % 10 == 0:
-                    table.settle()
-            table.settle()
+            table.fill_journal()
             # Loud: the retained status, the state, systemd's status line, the log.
             wait(lambda: "alarms" in pit.on("status")[-1].payload, 10, "the status alarm")
             alarm = pit.on("status")[-1].payload["alarms"][0]

@@ -72,14 +72,7 @@ def test_a_full_disk_gives_back_the_reserve_and_the_table_resumes(tmp_path: Path
             table.service._check_disk()  # (the minute's check, now)
             assert reserve.stat().st_size == 1 << 20
             fill(disk / "filler")  # everything but the reserve is taken
-            fed = 0
-            while table.service.halted is None:
-                assert fed < 20_000, "the journal never filled up"
-                table.bets.place(1, "10" if fed % 2 == 0 else "0")
-                fed += 1
-                if fed % 10 == 0:
-                    table.settle()
-            table.settle()
+            table.fill_journal()
             assert not reserve.exists(), "the full disk did not get the reserve back"
             wal = disk / "state" / "table.db-wal"
             assert not wal.exists() or wal.stat().st_size < 1 << 20
