@@ -10,10 +10,12 @@ is checked with `croupier check-config`:
     <!-- doc-test: serve 8 -->              each command as in a terminal of its
                                             own (a pty): still running after 8 s,
                                             then Ctrl-C: stops cleanly
-    <!-- doc-test: serve 3 beside -->       the same, while the previous serve
+    <!-- doc-test: serve 20 beside -->      the same, while the previous serve
                                             block's commands still run
-    ... url=http://127.0.0.1:8080/          (serve) answers 200 by then
-    ... expect=croupier/v1/                 (serve) its output shows this by then
+    ... url=http://127.0.0.1:8080/          (serve) answers 200 within the seconds
+    ... expect="broker ok"                  (serve) its output shows this within
+                                            them; with url or expect a server is
+                                            stopped a second after it is ready
     ... needs=mosquitto_sub                 (run, serve) a program it needs: without
                                             it the block is skipped, saying which
     <!-- doc-test: parse: why not run -->   each command's arguments are checked

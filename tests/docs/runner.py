@@ -16,6 +16,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import signal
 import socket
 import struct
@@ -28,6 +29,7 @@ import urllib.request
 from typing import Any
 
 STOPPED = (0, 130, -signal.SIGINT)  # what a Ctrl-C may end with
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
 def loopback_up() -> None:
@@ -85,6 +87,10 @@ class Terminal:
     def text(self) -> str:
         return self.out.decode(errors="replace")
 
+    def plain(self) -> str:
+        """The text without the terminal's colours and cursor moves."""
+        return ANSI.sub("", self.text())
+
     def ctrl_c(self) -> int | None:
         """Ctrl-C as a terminal sends it (to the foreground process group)."""
         if self.proc.poll() is None:
@@ -111,17 +117,31 @@ def serve(spec: dict[str, Any]) -> dict[str, Any]:
     started: list[list[Terminal]] = []
     problems: list[list[str]] = []
     for group in spec["groups"]:
-        started.append([Terminal(c, spec["cwd"], spec["env"]) for c in group["commands"]])
+        terms = [Terminal(c, spec["cwd"], spec["env"]) for c in group["commands"]]
+        started.append(terms)
         problems.append([])
-        time.sleep(group["seconds"])
-        for t in started[-1]:
+        # Ready: its page answers and its output says so, within the seconds
+        # given; then a second more. Without either it simply runs that long.
+        deadline = time.monotonic() + group["seconds"]
+        waiting = [w for w in ("url", "expect") if group.get(w)]
+        while waiting and time.monotonic() < deadline:
+            if group.get("url") and _fetch(group["url"]) is None and "url" in waiting:
+                waiting.remove("url")
+            if "expect" in waiting and any(group["expect"] in t.plain() for t in terms):
+                waiting.remove("expect")
+            if any(t.proc.poll() not in (None, 0) for t in terms):
+                break
+            time.sleep(0.2)
+        time.sleep(1.0 if group.get("url") or group.get("expect") else
+                   max(0.0, deadline - time.monotonic()))
+        for t in terms:
             status = t.proc.poll()
             if status is not None and status != 0:
                 problems[-1].append(f"`{t.command}` ended with exit status {status} "
                                     "before it was stopped")
-        if group.get("url") and (why := _fetch(group["url"])):
-            problems[-1].append(why)
-        if group.get("expect") and not any(group["expect"] in t.text() for t in started[-1]):
+        if "url" in waiting:
+            problems[-1].append(f"not answering in {group['seconds']} s: {_fetch(group['url'])}")
+        if "expect" in waiting:
             problems[-1].append(f"nothing printed {group['expect']!r} in {group['seconds']} s")
     for n in reversed(range(len(started))):
         for t in reversed(started[n]):

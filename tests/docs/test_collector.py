@@ -58,10 +58,15 @@ def test_a_renamed_option_fails_even_where_nothing_runs(tmp_path: Path) -> None:
 
 def test_a_server_that_does_not_stay_up_fails(tmp_path: Path) -> None:
     box = check.sandbox(tmp_path / "clone")
-    text = "<!-- doc-test: serve 3 -->\n```sh\ncroupier sim --rules no-such-rules\n```\n"
+    text = ('<!-- doc-test: serve 30 expect="broker ok" -->\n'
+            "```sh\ncroupier sim --rules no-such-rules\n```\n")
     block = only(tmp_path, text)
     [(ok, why)] = check.serve_blocks([block], box).values()
     assert not ok and "ended with exit status 2 before it was stopped" in why
+    # Up, but never saying what the page promises.
+    text = '<!-- doc-test: serve 2 expect="broker ok" -->\n```sh\ncroupier rules\n```\n'
+    [(ok, why)] = check.serve_blocks([only(tmp_path, text)], box).values()
+    assert not ok and "nothing printed 'broker ok' in 2.0 s" in why
 
 
 def test_a_block_that_says_nothing_of_itself_fails(tmp_path: Path) -> None:
