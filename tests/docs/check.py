@@ -51,11 +51,17 @@ def sandbox(base: Path) -> Path:
     return base
 
 
-def environment() -> dict[str, str]:
+def environment(block: Block | None = None) -> dict[str, str]:
+    """A reader's shell. The README's reader has not activated the venv (its
+    commands go through scripts/run); the docs' reader has `croupier` on PATH."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "CROUPIER_")) and k not in ("NOTIFY_SOCKET",
-                                                                    "WATCHDOG_USEC")}
-    env["PATH"] = f"{Path(sys.prefix) / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+           if not k.startswith(("PYTEST_", "CROUPIER_", "VIRTUAL_ENV"))
+           and k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC")}
+    venv_bin = str(Path(sys.prefix) / "bin")
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if p and p != venv_bin]
+    if block is None or block.path.name != "README.md":
+        path.insert(0, venv_bin)
+    env["PATH"] = os.pathsep.join(path)
     env["TERM"] = "xterm-256color"
     return env
 
@@ -121,7 +127,7 @@ def _suite_left_out(block: Block) -> list[str]:
 def run_block(block: Block, cwd: Path) -> None:
     venv_ready()
     script = "\n".join(_suite_left_out(block)) + "\n"
-    result = runner({"mode": "run", "cwd": str(cwd), "env": environment(), "script": script,
+    result = runner({"mode": "run", "cwd": str(cwd), "env": environment(block), "script": script,
                      "timeout": 300}, timeout=330)
     if not result["ok"]:
         raise DocFailed(f"{block.where}: {result['why']}\n{result['output'][-4000:]}")
@@ -130,7 +136,7 @@ def run_block(block: Block, cwd: Path) -> None:
 def serve_blocks(group: list[Block], cwd: Path) -> dict[str, tuple[bool, str]]:
     """A serve block and the `beside` ones after it: {where: (ok, what went wrong)}."""
     venv_ready()
-    spec = {"mode": "serve", "cwd": str(cwd), "env": environment(), "groups": [
+    spec = {"mode": "serve", "cwd": str(cwd), "env": environment(group[0]), "groups": [
         {"commands": _suite_left_out(b), "seconds": b.marker.seconds, "url": b.marker.url,
          "expect": b.marker.expect} for b in group]}
     logs = {p: p.read_text(errors="replace").count("\n") for p in cwd.glob("state*/croupier.log")}

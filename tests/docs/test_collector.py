@@ -77,3 +77,17 @@ def test_a_block_that_says_nothing_of_itself_fails(tmp_path: Path) -> None:
                         ("runn", "unknown doc-test marker")):
         with pytest.raises(BlockError, match=why):
             blocks(page(tmp_path, f"<!-- doc-test: {marker} -->\n```sh\ntrue\n```\n"))
+
+
+def test_the_readme_reader_has_no_croupier_on_path(tmp_path: Path) -> None:
+    """The README is followed from a fresh clone: croupier is in .venv, which
+    scripts/run uses; a bare `croupier` there is a command not found."""
+    box = check.sandbox(tmp_path / "clone")
+    readme = tmp_path / "README.md"
+    readme.write_text("```sh\ncroupier rules\n```\n", encoding="utf-8")
+    [bare] = blocks(readme)
+    with pytest.raises(check.DocFailed, match="exit status 127"):
+        check.run_block(bare, box)
+    readme.write_text("```sh\nscripts/run rules\n```\n", encoding="utf-8")
+    [through] = blocks(readme)
+    check.run_block(through, box)
