@@ -56,18 +56,20 @@ class AdaptedReader(LearnedReader):
         if head.network != base.digest:
             raise ValueError("the calibration was made with another corner network: "
                              "calibrate again")
-        super().__init__(base.onnx, base.thresholds, base.meta, base.frame_thresholds)
+        super().__init__(base.onnx, base.thresholds, base.meta, base.frame_thresholds,
+                         base.ink_thresholds)
         self.head = head
 
     def read_corner(self, patch: Image, on_face: bool = False) -> CornerRead:
         p, e = self.features(patch)
         return self.combine(p[0], e[0], self.thresholds, self.head.llr)
 
-    def read_corners(self, patches: list[Image]) -> list[CornerRead]:
+    def read_corners(self, patches: list[Image], ink: bool = False) -> list[CornerRead]:
         if not patches:
             return []
         p, e = self.features(patches)
-        return [self.combine(pi, ei, self.frame_thresholds, self.head.frame_llr)
+        t = self.ink_thresholds if ink else self.frame_thresholds
+        return [self.combine(pi, ei, t, self.head.frame_llr)
                 for pi, ei in zip(p, e, strict=True)]
 
     def combine(self, p: F32, e: F32, t: LearnedThresholds, llr: float) -> CornerRead:

@@ -29,6 +29,12 @@ from drivers.camera.corner import (
     shoe_corners,
 )
 from drivers.camera.glyphs import Image
+from drivers.camera.index_poses import (
+    INK_RANK_HEIGHT,
+    INK_RANK_LEFT,
+    INK_RANK_TOP,
+    index_poses,
+)
 from drivers.camera.learned import LearnedReader
 from drivers.camera.match import CornerRead
 from drivers.camera.outline import (
@@ -70,6 +76,7 @@ class CardInFrame:
     confidence: float
     centre: tuple[float, float]
     reads: tuple[CornerRead | None, CornerRead | None]
+    by_ink: bool = False  # read only at indices placed from their ink (index_poses)
 
 
 def card_mask(gray: Image, min_short_side: float) -> Image:
@@ -480,9 +487,11 @@ Posed = list[tuple[int, Corner, CornerPose]]  # (the corner's number, the corner
 def corner_poses(frame: Image, gray: Image, short_side: tuple[float, float]
                  ) -> tuple[_Proposals, float | None, Posed, int]:
     """Every corner proposed on outlines, where edges meet and hidden a
-    width along a side, posed at its width or widths with its index in
-    view: the proposals, the cards' width in the image, the poses, and how
-    many corners were numbered."""
+    width along a side, posed at its width or widths, and every index
+    placed from its own ink (drivers.camera.index_poses: a card on white,
+    a card filling the view, a camera that mirrors), each with its index
+    in view: the proposals, the cards' width in the image, the poses, and
+    how many corners were numbered."""
     found = _proposals(frame, gray, short_side)
     typical = typical_width(found.widths, found.corners, short_side)
     corners = list(found.corners)
@@ -493,25 +502,82 @@ def corner_poses(frame: Image, gray: Image, short_side: tuple[float, float]
                 corners.append(c)
     poses = [(i, c, c.pose(w)) for i, c in enumerate(corners)
              for w in _widths(c, found.widths, typical, short_side)]
+    numbered = len(corners)
+    for key, p in index_poses(gray, short_side):
+        # (an index found by its ink is on no outline: each read is a card)
+        poses.append((numbered + key, Corner(p.origin, _unit(p.u), _unit(p.v), (0.0, 0.0), -1),
+                      p))
+    numbered = 1 + max((i for i, _, _ in poses), default=numbered - 1)
     return found, typical, [(i, c, p) for i, c, p in poses
-                            if _index_in_view(frame.shape, p)], len(corners)
+                            if _index_in_view(frame.shape, p)], numbered
+
+
+def _unit(v: tuple[float, float]) -> tuple[float, float]:
+    n = max(float(np.hypot(*v)), 1e-9)
+    return (v[0] / n, v[1] / n)
 
 
 def corner_reads(frame: Image, gray: Image, model: LearnedReader,
                  short_side: tuple[float, float]
                  ) -> tuple[_Proposals, float | None, list[tuple[Corner, CornerPose, CornerRead]]]:
     """Every corner proposed (corner_poses) and both index corners of each
-    whole card's outline warped (_warped), each read: the proposals, the
-    cards' width in the image, and each corner's pose and read."""
+    whole card's outline warped (_warped), each read (those placed from
+    ink at the reader's ink thresholds): the proposals, the cards' width in
+    the image, and each corner's pose and read."""
     found, typical, poses, numbered = corner_poses(frame, gray, short_side)
-    patches = [corner_patch(frame, p, model.corner_width) for *_, p in poses]
+    warped: dict[int, Image] = {}  # pose number -> the patch of a warped outline
     for region in found.widths:
         for k, (corner, patch) in enumerate(_warped(frame, found.regions[region], region,
                                                     model.corner_width)):
             poses.append((numbered + 4 * region + k, corner, corner.pose(1.0)))
-            patches.append(patch)
-    reads = _one_per_corner([i for i, _, _ in poses], model.read_corners(patches))
-    return found, typical, [(c, p, r) for (_, c, p), r in zip(poses, reads, strict=True)]
+            warped[len(poses) - 1] = patch
+    out: list[tuple[Corner, CornerPose, CornerRead]] = []
+    for ink in (False, True):
+        mine = [k for k, (_, _, p) in enumerate(poses) if (p.source == "ink") == ink]
+        patches = [warped[k] if k in warped else
+                   corner_patch(frame, poses[k][2], model.corner_width) for k in mine]
+        reads = model.read_corners(patches, ink=ink)
+        if not ink:
+            # (an inked index's reads are weighed together: _ink_cards)
+            reads = _one_per_corner([poses[k][0] for k in mine], reads)
+        out += [(poses[k][1], poses[k][2], r) for k, r in zip(mine, reads, strict=True)]
+    return found, typical, out
+
+
+# An index placed from its ink is read when this many of its poses (its
+# scales, the two ink masks, a ten's glyphs paired apart and together) are
+# sure of one card and none of another: one sure pose misread 5 of 220
+# held-out photo cards; three, tuned on the photos learnt from (bench
+# vision_photos --split learnt), none there (docs/vision.md).
+INK_AGREE = 3
+_INK_RANK_MIDDLE = (INK_RANK_LEFT, INK_RANK_TOP + INK_RANK_HEIGHT / 2)
+
+
+def _ink_cards(reads: Reads) -> list[CardInFrame]:
+    """The cards of the indices placed from their ink: the sure reads
+    gathered by where their rank is (within half its height), each place
+    a card when INK_AGREE of them or more read one card and none another."""
+    places: list[tuple[float, float, float, Reads]] = []
+    for p, r in reads:
+        if r.card is None:
+            continue
+        x, y = p.to_image(*_INK_RANK_MIDDLE)
+        h = float(np.hypot(*p.u)) * INK_RANK_HEIGHT
+        for px, py, ph, same in places:
+            if np.hypot(x - px, y - py) < 0.5 * max(h, ph):
+                same.append((p, r))
+                break
+        else:
+            places.append((x, y, h, [(p, r)]))
+    out = []
+    for *_, same in places:
+        if len(same) < INK_AGREE or len({r.card for _, r in same}) > 1:
+            continue
+        p, r = max(same, key=lambda pr: pr[1].confidence)
+        centre = p.to_image(*CARD_CENTRE)
+        out.append(CardInFrame(r.card, r.confidence, (float(centre[0]), float(centre[1])),
+                               (r, None), by_ink=True))
+    return out
 
 
 def _warped(frame: Image, contour: Image, region: int, width: int
@@ -553,14 +619,19 @@ def read_by_corners(frame: Image, gray: Image, model: LearnedReader,
     for region, contour in found.regions.items():
         cards += _region_cards(contour, by_region.get(region, []), region in found.widths)
     for p, r in by_region.get(-1, []):
-        if r.card is not None:
+        if r.card is not None and p.source != "ink":
             centre = p.to_image(*CARD_CENTRE)
             cards.append(CardInFrame(r.card, r.confidence, (float(centre[0]), float(centre[1])),
                                      (r, None)))
-    near = 0.6 * (typical or short_side[0])
+    cards += _ink_cards([(p, r) for p, r in by_region.get(-1, []) if p.source == "ink"])
+    width = typical or short_side[0]
     out: list[CardInFrame] = []
-    for card in sorted((c for c in cards if c.card), key=lambda c: -c.confidence) + \
+    # Cards placed by their outlines or edges first, the surest first; then
+    # those placed from an index's ink, whose centre is where a card of
+    # that rank height would have it: off by up to half a width.
+    for card in sorted((c for c in cards if c.card), key=lambda c: (c.by_ink, -c.confidence)) + \
             [c for c in cards if not c.card]:
+        near = (1.2 if card.by_ink else 0.6) * width
         if not any(np.hypot(card.centre[0] - k.centre[0], card.centre[1] - k.centre[1]) < near
                    and (card.card == k.card or card.card is None) for k in out):
             out.append(card)

@@ -79,6 +79,12 @@ def normalise(small: Image) -> F32:
     return x
 
 
+# Patches read in one pass at most: the network's inner layers for a pass of
+# thousands (a photo's every proposal) took hundreds of megabytes and ran
+# at a sixteenth of the speed.
+BATCH = 64
+
+
 @dataclass(frozen=True)
 class LearnedThresholds:
     """A read needs its rank's and its suit's probability at least these."""
@@ -99,7 +105,8 @@ class LearnedReader:
 
     def __init__(self, onnx: bytes, thresholds: LearnedThresholds | None = None,
                  meta: dict[str, object] | None = None,
-                 frame_thresholds: LearnedThresholds | None = None) -> None:
+                 frame_thresholds: LearnedThresholds | None = None,
+                 ink_thresholds: LearnedThresholds | None = None) -> None:
         self.onnx = onnx
         self.net = cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
         self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
@@ -113,11 +120,17 @@ class LearnedReader:
         # meet), far more of them no index: each has its own thresholds.
         self.thresholds = thresholds or LearnedThresholds()
         self.frame_thresholds = frame_thresholds or self.thresholds
+        # Frame mode's corners placed from an index's own ink (index_poses):
+        # every rank-above-suit pair of blobs, thousands in a photo.
+        self.ink_thresholds = ink_thresholds or self.frame_thresholds
         self.meta = meta or {}
 
     def probabilities(self, patches: list[Image] | Image) -> F32:
         """N x 18: the rank distribution (13 ranks, then not an index) and
         the suit distribution (S H D C)."""
+        if isinstance(patches, list) and len(patches) > BATCH:
+            return np.concatenate([self.probabilities(patches[i : i + BATCH])
+                                   for i in range(0, len(patches), BATCH)])
         self.net.setInput(net_input(patches))
         out: F32 = np.asarray(self.net.forward("p"), np.float32).reshape(-1, NOT_AN_INDEX + 1 + 4)
         return out
@@ -126,6 +139,9 @@ class LearnedReader:
         """The probabilities (N x 18) and the features both heads read
         (N x EMBEDDING, each row at unit length): what a house deck's
         calibration learns its cards from (drivers.camera.adapted)."""
+        if isinstance(patches, list) and len(patches) > BATCH:
+            parts = [self.features(patches[i : i + BATCH]) for i in range(0, len(patches), BATCH)]
+            return np.concatenate([q for q, _ in parts]), np.concatenate([f for _, f in parts])
         self.net.setInput(net_input(patches))
         p, e = self.net.forward(["p", "embedding"])
         emb = np.asarray(e, np.float32).reshape(-1, EMBEDDING)
@@ -151,23 +167,28 @@ class LearnedReader:
         pictures and pips as "not an index" (see drivers.camera.reader)."""
         return self.decide(self.probabilities(patch)[0])
 
-    def read_corners(self, patches: list[Image]) -> list[CornerRead]:
+    def read_corners(self, patches: list[Image], ink: bool = False) -> list[CornerRead]:
         """Several patches of a still image in one pass of the network, at
-        frame mode's thresholds."""
+        frame mode's thresholds (`ink`: those of corners placed from ink)."""
         if not patches:
             return []
-        return [self.decide(p, self.frame_thresholds) for p in self.probabilities(patches)]
+        t = self.ink_thresholds if ink else self.frame_thresholds
+        return [self.decide(p, t) for p in self.probabilities(patches)]
 
 
 def save(path: Path, onnx: bytes, thresholds: LearnedThresholds,
-         meta: dict[str, object], frame_thresholds: LearnedThresholds | None = None) -> None:
+         meta: dict[str, object], frame_thresholds: LearnedThresholds | None = None,
+         ink_thresholds: LearnedThresholds | None = None) -> None:
     """The model file: the ONNX graph, and beside it (`.json`) the format,
-    version, thresholds (the shoe's, and frame mode's) and how it was built."""
+    version, thresholds (the shoe's, frame mode's, and those of frame
+    mode's corners placed from ink) and how it was built."""
     path.write_bytes(onnx)
     frame = frame_thresholds or thresholds
+    ink = ink_thresholds or frame
     info = {"format": FORMAT, "version": VERSION,
             "thresholds": {"rank": thresholds.rank, "suit": thresholds.suit},
-            "frame_thresholds": {"rank": frame.rank, "suit": frame.suit}, **meta}
+            "frame_thresholds": {"rank": frame.rank, "suit": frame.suit},
+            "ink_thresholds": {"rank": ink.rank, "suit": ink.suit}, **meta}
     path.with_suffix(".json").write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
 
 
@@ -185,10 +206,12 @@ def load(path: Path = MODEL_PATH) -> LearnedReader:
     try:
         t = info["thresholds"]
         f = info.get("frame_thresholds", t)
+        i = info.get("ink_thresholds", f)
         return LearnedReader(onnx, LearnedThresholds(float(t["rank"]), float(t["suit"])),
                              {k: v for k, v in info.items()
-                              if k not in ("thresholds", "frame_thresholds")},
-                             LearnedThresholds(float(f["rank"]), float(f["suit"])))
+                              if k not in ("thresholds", "frame_thresholds", "ink_thresholds")},
+                             LearnedThresholds(float(f["rank"]), float(f["suit"])),
+                             LearnedThresholds(float(i["rank"]), float(i["suit"])))
     except (KeyError, TypeError, ValueError, cv2.error) as exc:
         raise ModelError(f"{path}: not a usable corner network ({exc})") from exc
 
