@@ -57,12 +57,14 @@ def _views(faces: dict[str, Image], per_card: int, negatives: int, seed: int
     for code in ALL_CARDS:
         one = {code: faces[code]}
         for _ in range(per_card):
-            patches.append(sample(one, rng, negative=0.0).patch)
+            # (placed from the card's edges, as the shoe and outlines place
+            # them: the head was judged out of fold on those)
+            patches.append(sample(one, rng, negative=0.0, ink=0.0).patch)
             labels.append(code)
     for k in range(negatives):
         # Half of them an index whose rank is covered: the head must not
         # take what is left of a rank for the rank it is part of.
-        view = (covered(faces, rng) if k % 2 else None) or sample(faces, rng, negative=1.0)
+        view = (covered(faces, rng) if k % 2 else None) or sample(faces, rng, negative=1.0, kinds=5)
         patches.append(view.patch)
         labels.append(NO_INDEX)
     return patches, labels

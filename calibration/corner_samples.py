@@ -24,10 +24,16 @@ face the way a camera would show it:
 - the camera: exposure, colour cast, uneven light, glare, defocus, motion
   blur, sharpening, noise, JPEG, and now and then no colour at all.
 
+A quarter of the index corners are placed as a finder of ink places them
+(drivers.camera.index_poses: from the rank's own place and height, not the
+card's edges).
+
 Negatives ("not an index") are the same views of what a corner finder also
 hands the reader: a window on a card's face away from its index (pips, a
 court picture), a card's back, the felt, an index covered by another card,
-and a card turned a quarter (its index on its side).
+a card turned a quarter (its index on its side), an index mirrored (read
+the wrong way round; not A, 8 or V, their own mirror images), and a rank
+half covered by a thumb or a chip.
 
 Seeded: `samples(deck, n, seed)` gives the same views for the same seed.
 """
@@ -43,6 +49,7 @@ import numpy.typing as npt
 
 from drivers.camera.corner import CARD_H, CARD_W, MARGIN
 from drivers.camera.glyphs import Image
+from drivers.camera.index_poses import INK_RANK_HEIGHT, INK_RANK_LEFT, INK_RANK_TOP
 from drivers.camera.learned import NOT_AN_INDEX, PATCH_H, PATCH_W, RANKS, SUITS
 from sim.camera.decks import to_bgra
 
@@ -207,6 +214,58 @@ def _view(rng: np.random.Generator, negative_window: bool) -> View:
                 float(np.exp(np.clip(rng.normal(0, 0.07), -0.18, 0.18))))
 
 
+def _ink_view(face: Image, rng: np.random.Generator) -> View | None:
+    """A corner placed from the index's own ink (drivers.camera.index_poses):
+    the rank's left side and top at the canonical rank's place
+    (INK_RANK_LEFT, INK_RANK_TOP), its height at INK_RANK_HEIGHT within
+    the error of that finder's ladder of scales, turned as little as the
+    line from rank to suit says. None where the face's rank is not found."""
+    box = _rank_rows(face)
+    if box is None:
+        return None
+    s = face.shape[1] / CARD_W
+    x0, y0, _x1, y1 = (v / s for v in box)
+    if y1 - y0 < 8:
+        return None
+    scale = (y1 - y0 + 1) / INK_RANK_HEIGHT * float(np.exp(rng.uniform(-0.13, 0.13)))
+    return View(x0 - INK_RANK_LEFT * scale + float(np.clip(rng.normal(0, 2.5), -6, 6)),
+                y0 - INK_RANK_TOP * scale + float(np.clip(rng.normal(0, 2.5), -6, 6)),
+                float(np.clip(rng.normal(0, 3.0), -8, 8)), scale)
+
+
+def mirrored_index(face: Image) -> Image | None:
+    """The face with its top left index mirrored in place (a camera that
+    mirrors, or a card seen in a mirror, read the wrong way round): no
+    index to read that way round. None where the rank is not found, or
+    where it is its own mirror image (A, 8, a French V): that is an index
+    either way round."""
+    box = _rank_rows(face)
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box
+    h = y1 - y0 + 1
+    s = face.shape[1] / CARD_W
+    grey = cv2.cvtColor(np.ascontiguousarray(face[:, :, :3]), cv2.COLOR_BGR2GRAY)
+    rows = slice(y0, min(face.shape[0], int(y1 + 1.5 * h)))
+    cols = np.flatnonzero((grey[rows, : int(56 * s)] < 150).sum(axis=0) >= 1)
+    cols = cols[cols >= x0 - 0.6 * h]
+    if cols.size == 0:
+        return None
+    a, b = max(int(cols[0]) - 1, 0), int(cols[-1]) + 2
+    rank = grey[y0 : y1 + 1, x0 : x1 + 1].astype(np.float32)
+    if rank.size < 16 or float(rank.std()) < 1.0:
+        return None
+    out = face.copy()
+    out[rows, a:b] = face[rows, a:b][:, ::-1]
+    flipped = cv2.cvtColor(np.ascontiguousarray(out[:, :, :3]), cv2.COLOR_BGR2GRAY)[
+        y0 : y1 + 1, x0 : x1 + 1].astype(np.float32)
+    # (a blank where the rank was mirrored is no rank: kept)
+    if float(flipped.std()) >= 1.0 and \
+            float(np.corrcoef(rank.ravel(), flipped.ravel())[0, 1]) > 0.75:
+        return None
+    return out
+
+
 def render(face: Image, rng: np.random.Generator, view: View, *, over: Image | None = None,
            cover_index: bool = False) -> Image:
     """One corner patch of `face` (BGRA) seen through `view`, optionally with
@@ -269,10 +328,18 @@ def _over_map(rng: np.random.Generator, over: Image, k: float, cover_index: bool
     return out
 
 
-def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3) -> Sample:
+# Index views placed as the ink finder places them; the kinds of negatives
+# (a calibration's head learns from the first five alone: calibration.adapt).
+INK_SHARE = 0.25
+NEGATIVE_KINDS = 7
+
+
+def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3,
+           ink: float = INK_SHARE, kinds: int = NEGATIVE_KINDS) -> Sample:
     """One random view from a deck: an index corner (either of the card's
-    two, the bottom right turned half a turn) or, with chance `negative`,
-    something a corner finder hands the reader that is no index."""
+    two, the bottom right turned half a turn; a share `ink` of them placed
+    from the index's ink) or, with chance `negative`, something a corner
+    finder hands the reader that is no index (of the first `kinds` kinds)."""
     codes = sorted(deck)
     code = codes[int(rng.integers(0, len(codes)))]
     face = to_bgra(deck[code])
@@ -284,9 +351,10 @@ def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3) -> Sampl
         if rng.random() < 0.5:
             over = np.ascontiguousarray(over[::-1, ::-1])
     if rng.random() >= negative:
-        patch = render(face, rng, _view(rng, False), over=over)
+        view = _ink_view(face, rng) if ink > 0 and rng.random() < ink else None
+        patch = render(face, rng, view or _view(rng, False), over=over)
         return Sample(patch, RANKS.index(code[0]), SUITS.index(code[1]))
-    kind = rng.integers(0, 5)
+    kind = rng.integers(0, kinds)
     if kind == 0:  # a card's back
         patch = render(_card_back(rng), rng, _view(rng, False))
     elif kind == 1:  # the index covered by a card lying over it
@@ -298,6 +366,12 @@ def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3) -> Sampl
     elif kind == 3:  # the felt alone, or the card's edge far from its corner
         empty = np.zeros((8, 8, 4), np.uint8)
         patch = render(empty, rng, _view(rng, False))
+    elif kind == 5 and (flipped := mirrored_index(face)) is not None:
+        # the index the wrong way round, placed from its edges or its ink
+        view = _ink_view(face, rng) if rng.random() < 0.5 else None
+        patch = render(flipped, rng, view or _view(rng, False), over=over)
+    elif kind == 6 and (hidden := covered(deck, rng)) is not None:
+        return hidden
     else:  # a window on the face away from the index
         patch = render(face, rng, _view(rng, True), over=over)
     return Sample(patch, NOT_AN_INDEX, -1)

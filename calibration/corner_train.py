@@ -37,7 +37,7 @@ from drivers.camera.learned import (
     shrink,
 )
 
-CACHE = Path("/tmp/croupier-corner-banks-4")
+CACHE = Path("/tmp/croupier-corner-banks-5")
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 
