@@ -13,7 +13,7 @@ import logging
 import threading
 from typing import Any
 
-from controller.config import EmbeddedSection
+from controller.config import BrokerAddress, Config, EmbeddedSection, broker_address
 
 log = logging.getLogger("croupier.broker")
 
@@ -89,6 +89,19 @@ class EmbeddedBroker:
             except RuntimeError:
                 return  # the loop already ended
             self._thread.join(timeout=5)
+
+
+def broker_for(
+    config: Config, offline: bool = False
+) -> tuple[BrokerAddress | None, EmbeddedBroker | None]:
+    """The broker to use: the configured one, else an embedded one (not yet started)."""
+    if offline:
+        return None, None
+    if config.mqtt.broker is not None:
+        return broker_address(config.mqtt.broker), None
+    embedded = config.mqtt.embedded
+    address = BrokerAddress(host=embedded.host, port=embedded.port, tls=False, websockets=False)
+    return address, EmbeddedBroker(embedded)
 
 
 def main() -> None:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from controller import rules
-from controller.broker import EmbeddedBroker
-from controller.config import BrokerAddress, Config, ConfigError, broker_address
+from controller.broker import EmbeddedBroker, broker_for
+from controller.config import BrokerAddress, Config, ConfigError
 from controller.engine.profile import RuleProfile
 from controller.service import Service
 from drivers.interfaces import DriverSet
@@ -29,19 +29,6 @@ class SimRun:
     broker: EmbeddedBroker | None
     address: BrokerAddress | None = None
     camera: CameraCardSource | None = field(default=None)  # `[sim] camera`
-
-
-def broker_for(
-    config: Config, offline: bool = False
-) -> tuple[BrokerAddress | None, EmbeddedBroker | None]:
-    """The broker to use: the configured one, else an embedded one (not yet started)."""
-    if offline:
-        return None, None
-    if config.mqtt.broker is not None:
-        return broker_address(config.mqtt.broker), None
-    embedded = config.mqtt.embedded
-    address = BrokerAddress(host=embedded.host, port=embedded.port, tls=False, websockets=False)
-    return address, EmbeddedBroker(embedded)
 
 
 def build(config: Config, offline: bool = False) -> SimRun:
