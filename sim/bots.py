@@ -29,8 +29,8 @@ from controller.engine import TableError, ops
 from controller.engine.cards import VALUE
 from controller.engine.round import Phase, Round
 from controller.intake import player_at
-from controller.service import TableView
 from controller.surveillance.payouts import dues
+from controller.view import TableView
 from sim import counters
 from sim.strategy import Strategy
 from sim.twins import VirtualBetSensors, VirtualCardSource, VirtualPanel

@@ -49,7 +49,7 @@ def build(config: Config, offline: bool = False) -> SimRun:
     )
 
     def done() -> None:
-        service.exit_when_idle = True
+        service.loop.exit_when_idle = True
 
     bots = SimTable(
         service.view,
@@ -68,7 +68,7 @@ def build(config: Config, offline: bool = False) -> SimRun:
     )
     service.every(0.0, bots.step, settled=True)  # the bots act on the table as journaled
     if camera is not None:
-        service.on_record = camera.tally.journaled
+        service.applier.on_record = camera.tally.journaled
     return SimRun(service, bots, broker, address, camera)
 
 
