@@ -14,9 +14,10 @@ from controller.broker import EmbeddedBroker, broker_for
 from controller.config import BrokerAddress, Config, ConfigError
 from controller.engine.profile import RuleProfile
 from controller.service import Service
+from drivers.fakes import FakeBetSensor, FakePanel
 from drivers.interfaces import DriverSet
 from sim.bots import SimTable
-from sim.twins import VirtualBetSensors, VirtualCardSource, VirtualPanel
+from sim.twins import VirtualCardSource
 
 if TYPE_CHECKING:  # OpenCV and the reader load only for a sim with the camera
     from sim.camera.card_source import CameraCardSource
@@ -37,8 +38,8 @@ def build(config: Config, offline: bool = False) -> SimRun:
     speed = None if sim.speed == "max" else float(sim.speed)
     camera = camera_source(config, profile, speed) if sim.camera else None
     cards = camera or VirtualCardSource(profile, sim.seed, sim.unreadable_rate)
-    sensors = VirtualBetSensors()
-    panel = VirtualPanel()
+    sensors = FakeBetSensor()
+    panel = FakePanel()
     address, broker = broker_for(config, offline)
     service = Service(
         config,
