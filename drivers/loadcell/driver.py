@@ -54,9 +54,7 @@ class LoadCellBets(SerialDevice):
     def from_config(
         cls, cfg: LoadCellSection, calibration: ScaleCalibration, presence: Presence | None = None
     ) -> LoadCellBets:
-        link = LinkSettings(
-            cfg.port, cfg.baudrate, backoff_max=cfg.backoff_max_s, silence=cfg.silence_s
-        )
+        link = LinkSettings.of(cfg)
         settle = SettleSettings(
             cfg.settle_s,
             cfg.band_g,
