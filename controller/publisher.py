@@ -116,7 +116,7 @@ class Publisher:
         # The snapshot follows every change, but at most once per STATE_EVERY: building
         # and publishing it costs more than applying a card, and at a burst's pace one
         # per batch was half of what the loop and the broker did. The loop wakes up for
-        # one held back (`Service._iteration`).
+        # one held back (`Loop.iteration`).
         now = time.monotonic()
         if self.changed and (snapshot or now - self.state_at >= STATE_EVERY):
             self.changed = False
