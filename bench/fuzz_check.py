@@ -203,9 +203,10 @@ def check_profile(data: bytes) -> str:
 
 
 def check_calibration(data: bytes) -> str:
-    from calibration import scale
+    from controller import scale_file as scale
+    from drivers.loadcell.scale import CalibrationError
 
-    return _check_file(data, ".json", scale.load, scale.CalibrationError, _starts_with_path)
+    return _check_file(data, ".json", scale.load, CalibrationError, _starts_with_path)
 
 
 # --------------------------------------------------------------- device lines

@@ -319,7 +319,8 @@ def profile_texts() -> list[str]:
 def calibration_text() -> str:
     from decimal import Decimal
 
-    from calibration.scale import ChannelCal, Denomination, ScaleCalibration, to_json
+    from controller.scale_file import to_json
+    from drivers.loadcell.scale import ChannelCal, Denomination, ScaleCalibration
 
     cal = ScaleCalibration(
         channels=(ChannelCal(1, 1000, 420.0), ChannelCal(2, -2000, 415.5)),

@@ -31,8 +31,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from bench import slowdisk
 from controller.config import Config, override
-from controller.records import Record
-from controller.service import DRIVER_RECORDS, Service
+from controller.records import DRIVER_RECORDS, Record
+from controller.service import Service
 from drivers.interfaces import CardRead, DriverSet, Sink
 from sim.runner import build
 

@@ -11,17 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from calibration.scale import (
+from calibration.scale import chip_grams, span, tare
+from drivers.loadcell.frame import Frame
+from drivers.loadcell.scale import (
     CalibrationError,
     ChannelCal,
     Denomination,
     ScaleCalibration,
     check,
-    chip_grams,
-    span,
-    tare,
 )
-from drivers.loadcell.frame import Frame
 
 Read = Callable[[int], list[Frame]]
 Ask = Callable[[str], None]

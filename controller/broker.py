@@ -17,7 +17,7 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 
-from controller.config import EmbeddedSection
+from controller.config import BrokerAddress, Config, EmbeddedSection, broker_address
 
 log = logging.getLogger("croupier.broker")
 
@@ -168,6 +168,19 @@ def _exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any])
         log.debug("%s: %r", context.get("message"), exc or task)
         return
     loop.default_exception_handler(context)
+
+
+def broker_for(
+    config: Config, offline: bool = False
+) -> tuple[BrokerAddress | None, EmbeddedBroker | None]:
+    """The broker to use: the configured one, else an embedded one (not yet started)."""
+    if offline:
+        return None, None
+    if config.mqtt.broker is not None:
+        return broker_address(config.mqtt.broker), None
+    embedded = config.mqtt.embedded
+    address = BrokerAddress(host=embedded.host, port=embedded.port, tls=False, websockets=False)
+    return address, EmbeddedBroker(embedded)
 
 
 def main() -> None:

@@ -78,7 +78,7 @@ class Step:
 
 def step(table: Table, intake: Intake, seq: int, record: Record) -> Step:
     """A driver record through the intake and the engine, as the service's loop does
-    (Service._process and _apply): its deterministic part, without messages."""
+    (Applier.process and apply_event): its deterministic part, without messages."""
     intent = intake.translate(record)  # type: ignore[arg-type]
     if isinstance(intent, Raise):
         return Step(seq, None, intent.kind, None, [])

@@ -1,6 +1,6 @@
 """Faults that are the table's own, not a driver's: a wall clock that jumps back,
 a shoe camera that stops sending frames. (A journal that cannot commit is the
-service loop's: it holds the input, Service._take.)
+pipeline's: it holds the input, Pipeline.take.)
 
 Each becomes a `SensorFault` record put through the journal like a driver's, so
 the alert it raises is in the record, numbered and replayed like the rest.

@@ -18,13 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from calibration.scale import CalibrationError
-from calibration.scale import load as load_scale
+from controller.scale_file import load as load_scale
 from drivers.gpio.panel import GpioPanel
 from drivers.gpio.presence import GpioPresence
 from drivers.health import DeviceHealth
 from drivers.interfaces import Driver, DriverSet, SensorFault, Sink
 from drivers.loadcell.driver import LoadCellBets
+from drivers.loadcell.scale import CalibrationError
 from drivers.serial.keypad import SerialKeypad
 from drivers.serial.shoe import SerialShoe
 from drivers.settings import DriversSection

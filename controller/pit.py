@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from controller import commands, wire
 from controller.commands import (
@@ -34,15 +34,13 @@ from controller.commands import (
     VoidRound,
 )
 from controller.correction import Correction, Refused, RoundStart, copy_of
-from controller.engine import TableError
+from controller.engine import Table, TableError
 from controller.engine import events as ev
 from controller.engine.money import ZERO, fmt
 from controller.engine.round import Phase
+from controller.intake import Intake
 from controller.journal import Message
-from controller.records import PitCommand, decode
-
-if TYPE_CHECKING:
-    from controller.service import Service
+from controller.records import PitCommand, Record
 
 log = logging.getLogger("croupier.pit")
 
@@ -70,9 +68,35 @@ class Done:
     withheld: tuple[str, ...] = ()
 
 
+class TableSide(Protocol):
+    """What the desk sees of the service (controller.service.Service): the table, and
+    the few acts a command needs."""
+
+    @property
+    def table(self) -> Table: ...
+    @property
+    def intake(self) -> Intake: ...
+    @property
+    def table_id(self) -> str: ...
+    @property
+    def stream(self) -> wire.Stream: ...
+    @property
+    def shoes(self) -> int: ...  # shoes started since the state began
+    @property
+    def halted(self) -> str | None: ...  # why the table takes no input now
+
+    def apply_event(self, seq: int, event: dict[str, Any]) -> list[Message]: ...
+    def replace_table(self, table: Table, intake: Intake) -> None: ...
+    def answer_now(self, message: Message) -> None: ...
+    def refresh_info(self) -> None: ...
+    def journal(self, first: int, last: int) -> list[tuple[int, Record]]: ...
+    def oldest_kept(self) -> int | None: ...
+    def resend(self, first: int) -> bool: ...
+
+
 class PitDesk:
-    def __init__(self, service: Service) -> None:
-        self.s = service
+    def __init__(self, side: TableSide) -> None:
+        self.s = side
         # transaction -> (the request, canonical, and its answer): a repeat is answered again.
         self.answered: OrderedDict[str, tuple[str, Message]] = OrderedDict()
         self.start: RoundStart | None = None  # the round in play, as it began
@@ -119,7 +143,7 @@ class PitDesk:
         return PitCommand(name, commands.fields(parsed), at)
 
     def _now(self, message: Message) -> None:
-        self.s.pending.append((0, message))
+        self.s.answer_now(message)
 
     def _response(self, name: str, transaction: Any, ok: bool, **fields: Any) -> Message:
         body = wire.response(
@@ -228,7 +252,7 @@ class PitDesk:
     def shoe(self) -> dict[str, Any]:
         t = self.s.table
         return {
-            "shoe": self.s.view.shoes,
+            "shoe": self.s.shoes,
             "cards_out": t.shoe.out,
             "size": t.shoe.size,
             "cut_card_reached": t.shoe.cut_reached,
@@ -345,7 +369,7 @@ def correct_card(desk: PitDesk, seq: int, req: Request) -> Done:
             "the round in play began too long before the last restart "
             "to be derived again: void it instead",
         )
-    records = [(n, decode(data)) for n, data in s.store.records(start.seq + 1, seq - 1)]
+    records = s.journal(start.seq + 1, seq - 1)
     correction = Correction(s.table, start, records)
     withheld = ("was", "card") if correction.face_down(req.box, req.hand, req.position) else ()
     try:
@@ -400,9 +424,8 @@ def republish(desk: PitDesk, seq: int, req: Request) -> Done:
     if not desk.live:
         return Done(True, number, answer=answer)
     if first <= s.stream.seq:
-        oldest = s.store.oldest_event()
-        row = s.store.row_of_event(first)
-        if row is None or oldest is None or first < oldest:
+        oldest = s.oldest_kept()
+        if oldest is None or first < oldest or not s.resend(first):
             return Done(
                 True,
                 number,
@@ -411,9 +434,8 @@ def republish(desk: PitDesk, seq: int, req: Request) -> Done:
                     f"from_seq {first} is no longer kept (the oldest is {oldest}): read `state`"
                 ),
             )
-        s.pump.resend_from(row)
     else:
-        s.pump.resend_from(s.store.last_id() + 1)
+        s.resend(first)  # from the next event on
     return Done(True, number, answer=answer)
 
 

@@ -31,6 +31,7 @@ class PitCommand:
 
 
 Record = DriverEvent | PitCommand
+DRIVER_RECORDS = (CardRead, BetSeen, PanelPress, SensorFault)  # the input drivers send
 
 
 def encode(record: Record) -> dict[str, Any]:

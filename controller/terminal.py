@@ -22,7 +22,7 @@ from rich.text import Text
 
 from controller.engine.view import table_state
 from controller.intake import Read
-from controller.service import TableView
+from controller.view import TableView
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 ACTIONS = {

@@ -1,15 +1,19 @@
-"""Fakes behind the driver contracts: test tools that a test drives by hand.
+"""Fakes behind the driver contracts: one set, for the tests and the simulator.
 
     shoe = FakeShoe(); shoe.start(sink); shoe.draw("AS")
     bets = FakeBetSensor(); bets.place(1, "10")
     panel = FakePanel(); panel.press("stand")
 
-Each records what it sent (`sent`), like gpiozero's MockPin records its
-state changes.
+A test drives them by hand; the simulator's bots drive the same ones
+(sim.bots), and its virtual shoe is a `FakeShoe` that knows its cards
+(sim.twins). Each keeps the last events it sent (`sent`), as gpiozero's
+MockPin records its state changes, and refuses to send before `start` or
+after `stop`: the service would never see that event.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from decimal import Decimal
 
 from drivers.interfaces import (
@@ -23,11 +27,13 @@ from drivers.interfaces import (
     SpotKind,
 )
 
+KEPT = 1000  # events `sent` keeps (a simulator's run sends millions)
 
-class _Fake:
+
+class FakeDriver:
     def __init__(self) -> None:
         self.sink: Sink | None = None
-        self.sent: list[DriverEvent] = []
+        self.sent: deque[DriverEvent] = deque(maxlen=KEPT)
 
     def start(self, sink: Sink) -> None:
         self.sink = sink
@@ -45,17 +51,21 @@ class _Fake:
         self._send(SensorFault(type(self).__name__, detail, box))
 
 
-class FakeShoe(_Fake):
+class FakeShoe(FakeDriver):
+    source = "fake-shoe"  # the `source` of its card reads
+
     def draw(self, card: str | None, confidence: float = 1.0) -> None:
-        self._send(CardRead(card, confidence, "fake-shoe"))
+        self._send(CardRead(card, confidence, self.source))
 
 
-class FakeBetSensor(_Fake):
-    def place(self, box: int, amount: str, spot: int = 0, kind: SpotKind = "stake") -> None:
+class FakeBetSensor(FakeDriver):
+    def place(
+        self, box: int, amount: str | Decimal, spot: int = 0, kind: SpotKind = "stake"
+    ) -> None:
         self._send(BetSeen(box, spot, Decimal(amount), kind))
 
 
-class FakePanel(_Fake):
+class FakePanel(FakeDriver):
     def press(
         self, button: Button, box: int | None = None, card: str | None = None, reason: str = ""
     ) -> None:

@@ -29,11 +29,12 @@ from controller.engine import TableError, ops
 from controller.engine.cards import VALUE
 from controller.engine.round import Phase, Round
 from controller.intake import player_at
-from controller.service import TableView
 from controller.surveillance.payouts import dues
+from controller.view import TableView
+from drivers.fakes import FakeBetSensor, FakePanel
 from sim import counters
 from sim.strategy import Strategy
-from sim.twins import VirtualBetSensors, VirtualCardSource, VirtualPanel
+from sim.twins import VirtualCardSource
 
 # Seconds each kind of step takes a real table at speed 1.
 PACE = {"card": 0.7, "bet": 0.4, "press": 0.8, "decide": 1.5, "key": 3.0, "shoe": 5.0}
@@ -51,8 +52,8 @@ class SimTable:
         self,
         view: TableView,
         cards: VirtualCardSource,
-        sensors: VirtualBetSensors,
-        panel: VirtualPanel,
+        sensors: FakeBetSensor,
+        panel: FakePanel,
         seed: int,
         speed: float | None,  # None: as fast as the table takes it
         rounds: int = 0,
@@ -173,7 +174,7 @@ class SimTable:
         if self.speed is not None:
             moves = moves[:1]  # one player at a time, at a watchable pace
         for box, spot, amount in moves:
-            self.sensors.place(box, spot, amount)
+            self.sensors.place(box, amount, spot)
         if self.speed is None:
             self._tidy(skip={(box, spot) for box, spot, _ in moves})
             self.panel.press("close_bets")
@@ -214,7 +215,7 @@ class SimTable:
         for box, spot, amount, what, expected in moves:
             if what:
                 self.payout_errors.append((r.number, box, spot, what, amount - expected))
-            self.sensors.place(box, spot, amount)
+            self.sensors.place(box, amount, spot)
         return bool(moves)
 
     def _tidy(self, skip: set[tuple[int, int]] | None = None) -> bool:
@@ -229,7 +230,7 @@ class SimTable:
                 continue
             bet = target.get((box, player_at(box, spot)), Decimal(0))
             if shown != bet:
-                self.sensors.place(box, spot, bet)
+                self.sensors.place(box, bet, spot)
                 moved = True
         return moved
 
@@ -303,7 +304,7 @@ class SimTable:
         if self.speed is not None and moves:
             moves = moves[:1]
         for box_number, spot, amount in moves:
-            self.sensors.place(box_number, spot, amount, "insurance")
+            self.sensors.place(box_number, amount, spot, "insurance")
         if self.speed is None or not moves:
             self.panel.press("close_insurance")
         return self._pace("bet")
@@ -316,7 +317,7 @@ class SimTable:
         for player, held in box.insurance.items():
             want = box.player_total_stake(player) / 2
             if held < want and self.chance(r.number, "raise", box.number, player, want) < 0.6:
-                self.sensors.place(box.number, _spot(player), want, "insurance")
+                self.sensors.place(box.number, want, _spot(player), "insurance")
                 return True
         return False
 
@@ -347,7 +348,7 @@ class SimTable:
             # The player puts the double beside the stake, on the sensor, before the
             # dealer confirms it with the button: not a late bet.
             for player, stake in box.stakes.items():
-                self.sensors.place(box.number, _spot(player), 2 * stake)
+                self.sensors.place(box.number, 2 * stake, _spot(player))
         self.panel.press(action, box.number)  # type: ignore[arg-type]
         return self._pace("decide")
 
@@ -383,10 +384,10 @@ class SimTable:
         box = boxes[int(self.chance(r.number, "cheat box") * len(boxes))]
         stake = box.stakes[f"box{box.number}"]
         if self.chance(r.number, "cheat how") < 0.5:
-            self.sensors.place(box.number, 0, stake + self.profile.table_min)
+            self.sensors.place(box.number, stake + self.profile.table_min, 0)
             self.cheats.append((r.number, "late_bet", box.number, self.profile.table_min))
         else:
-            self.sensors.place(box.number, 0, Decimal(0))
+            self.sensors.place(box.number, Decimal(0), 0)
             self.cheats.append((r.number, "pinched_bet", box.number, stake))
         return True
 

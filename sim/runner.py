@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from controller import rules
-from controller.broker import EmbeddedBroker
-from controller.config import BrokerAddress, Config, ConfigError, broker_address
+from controller.broker import EmbeddedBroker, broker_for
+from controller.config import BrokerAddress, Config, ConfigError
 from controller.engine.profile import RuleProfile
 from controller.service import Service
+from drivers.fakes import FakeBetSensor, FakePanel
 from drivers.interfaces import DriverSet
 from sim.bots import SimTable
-from sim.twins import VirtualBetSensors, VirtualCardSource, VirtualPanel
+from sim.twins import VirtualCardSource
 
 if TYPE_CHECKING:  # OpenCV and the reader load only for a sim with the camera
     from sim.camera.card_source import CameraCardSource
@@ -31,27 +32,14 @@ class SimRun:
     camera: CameraCardSource | None = field(default=None)  # `[sim] camera`
 
 
-def broker_for(
-    config: Config, offline: bool = False
-) -> tuple[BrokerAddress | None, EmbeddedBroker | None]:
-    """The broker to use: the configured one, else an embedded one (not yet started)."""
-    if offline:
-        return None, None
-    if config.mqtt.broker is not None:
-        return broker_address(config.mqtt.broker), None
-    embedded = config.mqtt.embedded
-    address = BrokerAddress(host=embedded.host, port=embedded.port, tls=False, websockets=False)
-    return address, EmbeddedBroker(embedded)
-
-
 def build(config: Config, offline: bool = False) -> SimRun:
     sim = config.sim
     profile = rules.load(config.table.rules)
     speed = None if sim.speed == "max" else float(sim.speed)
     camera = camera_source(config, profile, speed) if sim.camera else None
     cards = camera or VirtualCardSource(profile, sim.seed, sim.unreadable_rate)
-    sensors = VirtualBetSensors()
-    panel = VirtualPanel()
+    sensors = FakeBetSensor()
+    panel = FakePanel()
     address, broker = broker_for(config, offline)
     service = Service(
         config,
@@ -62,7 +50,7 @@ def build(config: Config, offline: bool = False) -> SimRun:
     )
 
     def done() -> None:
-        service.exit_when_idle = True
+        service.loop.exit_when_idle = True
 
     bots = SimTable(
         service.view,
@@ -81,7 +69,7 @@ def build(config: Config, offline: bool = False) -> SimRun:
     )
     service.every(0.0, bots.step, settled=True)  # the bots act on the table as journaled
     if camera is not None:
-        service.on_record = camera.tally.journaled
+        service.applier.on_record = camera.tally.journaled
     return SimRun(service, bots, broker, address, camera)
 
 

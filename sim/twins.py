@@ -1,8 +1,8 @@
-"""Simulated drivers: the virtual shoe's camera, the bet sensors, the dealer panel.
+"""The virtual shoe's camera: a fake shoe (drivers.fakes) that knows its cards.
 
-They implement the `drivers.interfaces` contracts exactly like the
-hardware drivers and report to the same sink; the bots in `sim.bots` work
-them as a dealer and players work the real table.
+The bots in `sim.bots` deal from it as a dealer deals from the real shoe,
+and work the fake bet sensors and panel (drivers.fakes) as players and the
+dealer work the real table.
 
 The virtual shoe is seeded per shoe (`"{seed}:shoe:{k}"` for the k-th
 shoe) and read by position, so the card at any place of any shoe is a pure
@@ -13,31 +13,16 @@ journal says the shoe stands, with the same cards.
 from __future__ import annotations
 
 import random
-from decimal import Decimal
 
 from controller.engine.profile import RuleProfile
-from drivers.interfaces import BetSeen, Button, CardRead, DriverEvent, PanelPress, Sink, SpotKind
+from drivers.fakes import FakeShoe
 from sim.shoe import VirtualShoe
 
 
-class _Twin:
-    def __init__(self) -> None:
-        self.sink: Sink | None = None
-
-    def start(self, sink: Sink) -> None:
-        self.sink = sink
-
-    def stop(self) -> None:
-        self.sink = None
-
-    def _send(self, event: DriverEvent) -> None:
-        if self.sink is not None:
-            self.sink(event)
-
-
-class VirtualCardSource(_Twin):
+class VirtualCardSource(FakeShoe):
     """The shoe's camera on a virtual shoe; now and then a card it cannot read."""
 
+    source = "sim-shoe"
     immediate = True  # a card's read reaches the sink inside `deal`
 
     def __init__(self, profile: RuleProfile, seed: int, unreadable_rate: float) -> None:
@@ -72,17 +57,7 @@ class VirtualCardSource(_Twin):
         """The dealer draws the card at `position` past the camera; False: it was unreadable."""
         card = self.card_at(shoe, position)
         if self.readable(shoe, position):
-            self._send(CardRead(card, 0.99, "sim-shoe"))
+            self.draw(card, 0.99)
             return True
-        self._send(CardRead(None, 0.2, "sim-shoe"))
+        self.draw(None, 0.2)
         return False
-
-
-class VirtualBetSensors(_Twin):
-    def place(self, box: int, spot: int, amount: Decimal, kind: SpotKind = "stake") -> None:
-        self._send(BetSeen(box, spot, amount, kind))
-
-
-class VirtualPanel(_Twin):
-    def press(self, button: Button, box: int | None = None, card: str | None = None) -> None:
-        self._send(PanelPress(button, box, card))

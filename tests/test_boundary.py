@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from calibration import scale
 from controller import commands, rules
+from controller import scale_file as scale
 from controller.cli.replay import play
 from controller.config import ConfigError, load
 from controller.display.server import resolve
 from controller.engine.errors import BadAmount, ProfileError
 from controller.engine.money import MAX_AMOUNT, parse_amount
 from controller.inputs import InputError, load_json, load_toml, nesting
+from drivers.loadcell.scale import CalibrationError
 
 ENVELOPE = {"transaction": "t1", "by": "anna"}
 
@@ -201,14 +202,14 @@ def test_a_bad_calibration_file_is_refused(
         ]
     path = tmp_path / "scale.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(scale.CalibrationError, match=why):
+    with pytest.raises(CalibrationError, match=why):
         scale.load(path)
 
 
 def test_a_calibration_file_of_invalid_utf8_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "scale.json"
     path.write_bytes(b'{"format": "\xff"}')
-    with pytest.raises(scale.CalibrationError, match="not valid UTF-8"):
+    with pytest.raises(CalibrationError, match="not valid UTF-8"):
         scale.load(path)
 
 

@@ -86,12 +86,13 @@ def chips(items: list[str]) -> tuple[tuple[Decimal, float | None], ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration import scale
+    from controller import scale_file as scale
+    from drivers.loadcell.scale import CalibrationError
 
     if args.check is not None:
         try:
             cal = scale.load(args.check)
-        except scale.CalibrationError as exc:
+        except CalibrationError as exc:
             return _refuse(str(exc))
         _show(cal)
         return 0
@@ -103,8 +104,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from calibration import scale, scale_session
+    from calibration import scale_session
+    from controller import scale_file as scale
     from drivers.loadcell.reader import BoardError, read_frames
+    from drivers.loadcell.scale import CalibrationError
 
     try:
         plan = scale_session.Plan(
@@ -131,7 +134,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     try:
         cal = scale_session.run(plan, read, ask)
         scale.save(cal, args.out)
-    except (scale.CalibrationError, BoardError) as exc:
+    except (CalibrationError, BoardError) as exc:
         return _refuse(str(exc))
     except EOFError:
         return _refuse("the input ended before the calibration was done")

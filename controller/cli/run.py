@@ -58,11 +58,10 @@ def _record(config: Any, folder: Path) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from controller import hardware, logs
-    from controller.broker import BrokerFailed
+    from controller.broker import BrokerFailed, broker_for
     from controller.config import ConfigError, override
     from controller.config import load as load_config
     from controller.service import JournalSyncError, Service
-    from sim.runner import broker_for
 
     try:
         config = override(

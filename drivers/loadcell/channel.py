@@ -23,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from calibration.scale import RAW_MAX, RAW_MIN, ChannelCal, ScaleCalibration
+from drivers.loadcell.scale import RAW_MAX, RAW_MIN, ChannelCal, ScaleCalibration
 
 
 @dataclass(frozen=True)

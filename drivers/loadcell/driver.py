@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
-from calibration.scale import ScaleCalibration
 from drivers.interfaces import BetSeen
 from drivers.loadcell.channel import ChannelState, SettleSettings, Update
 from drivers.loadcell.frame import TAG, VERSION, Frame, parse
+from drivers.loadcell.scale import ScaleCalibration
 from drivers.serial.lines import Line, seq_gap
 from drivers.serial.link import LinkSettings, SerialDevice
 from drivers.settings import LoadCellSection, SpotSection
@@ -54,9 +54,7 @@ class LoadCellBets(SerialDevice):
     def from_config(
         cls, cfg: LoadCellSection, calibration: ScaleCalibration, presence: Presence | None = None
     ) -> LoadCellBets:
-        link = LinkSettings(
-            cfg.port, cfg.baudrate, backoff_max=cfg.backoff_max_s, silence=cfg.silence_s
-        )
+        link = LinkSettings.of(cfg)
         settle = SettleSettings(
             cfg.settle_s,
             cfg.band_g,

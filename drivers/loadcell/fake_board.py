@@ -16,9 +16,9 @@ from __future__ import annotations
 import random
 import threading
 
-from calibration.scale import ScaleCalibration
 from drivers.fake_serial import FakeSerialDevice
 from drivers.loadcell.frame import encode_frame
+from drivers.loadcell.scale import ScaleCalibration
 
 
 class FakeBoard:

@@ -20,7 +20,7 @@ from typing import cast
 
 from drivers.interfaces import BUTTONS, Button, PanelPress
 from drivers.serial.lines import Line, encode, seq_field
-from drivers.serial.link import LinkSettings, SerialDevice
+from drivers.serial.link import LinkSettings, NumberedDevice
 from drivers.serial.shoe import CARD
 from drivers.settings import COSTLY, PANEL_ACTIONS, KeypadSection
 
@@ -59,7 +59,7 @@ def encode_heartbeat(seq: int) -> bytes:
     return encode(TAG, VERSION, [str(seq), "H"])
 
 
-class SerialKeypad(SerialDevice):
+class SerialKeypad(NumberedDevice):
     """A `DealerPanel` on a serial keypad."""
 
     tag, version = TAG, VERSION
@@ -74,29 +74,19 @@ class SerialKeypad(SerialDevice):
         super().__init__(name, link)
         self.hold_ms = round(hold_s * 1000)
         self.costly = costly
-        self._seq: int | None = None
         self.ignored: list[str] = []  # short presses of costly keys, for the log and tests
 
     @classmethod
     def from_config(cls, cfg: KeypadSection) -> SerialKeypad:
-        return cls(
-            LinkSettings(
-                cfg.port, cfg.baudrate, backoff_max=cfg.backoff_max_s, silence=cfg.silence_s
-            ),
-            cfg.hold_s,
-        )
-
-    def opened(self) -> None:
-        self._seq = None
+        return cls(LinkSettings.of(cfg), cfg.hold_s)
 
     def handle(self, line: Line, now: float) -> str | None:
         parsed = parse(line)
         if isinstance(parsed, str):
             return parsed
         seq, what, value = parsed
-        if seq == self._seq:
-            return None
-        self._seq = seq
+        if self.numbered(seq) is None:
+            return None  # a resend
         if what == "H":
             return None
         if what == "C":

@@ -9,7 +9,8 @@ over. Nothing raises out of the thread: a bug in a handler is logged and
 reported as a fault, and the thread goes on reading.
 
 A subclass decodes lines (`handle`) and may watch the clock (`tick`). It
-reports through `self.send` and `self.health`.
+reports through `self.send` and `self.health`. Devices that number their
+lines (the card shoe, the keypad) share `NumberedDevice`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from dataclasses import dataclass
 
 import serial
 
-from drivers.serial.lines import MAX_LINE, Framer, Line, Reject, decode
+from drivers.serial.lines import MAX_LINE, Framer, Line, Reject, decode, seq_gap
+from drivers.settings import LinkSection
 from drivers.worker import DriverWorker
 
 
@@ -33,6 +35,11 @@ class LinkSettings:
     silence: float | None = 3.0  # no valid line for this long: reopen (None: never)
     garbled: int = 8  # this many bad lines in a row: report the link as garbled
     max_line: int = MAX_LINE
+
+    @classmethod
+    def of(cls, cfg: LinkSection) -> LinkSettings:
+        """The settings of a device's config section ([drivers.shoe], ...)."""
+        return cls(cfg.port, cfg.baudrate, backoff_max=cfg.backoff_max_s, silence=cfg.silence_s)
 
 
 class SerialDevice(DriverWorker):
@@ -152,3 +159,25 @@ class SerialDevice(DriverWorker):
             self.tick(now)
         except Exception:
             self.log.exception("tick failed")
+
+
+class NumberedDevice(SerialDevice):
+    """A device whose every line carries a sequence number (0..65535, wrapping): a
+    repeated number is a resend, a skipped one a line lost. After a reconnect the
+    first line's number is taken as it comes (the device may have restarted)."""
+
+    def __init__(self, name: str, link: LinkSettings) -> None:
+        super().__init__(name, link)
+        self._seq: int | None = None
+
+    def opened(self) -> None:
+        self._seq = None
+
+    def numbered(self, seq: int) -> int | None:
+        """The lines lost before line `seq` (0: none), or None when it is a resend of
+        the line we already have."""
+        if seq == self._seq:
+            return None
+        lost = 0 if self._seq is None else seq_gap(self._seq, seq)
+        self._seq = seq
+        return lost

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 
 from drivers.interfaces import CardRead
-from drivers.serial.lines import Line, encode, seq_field, seq_gap
-from drivers.serial.link import LinkSettings, SerialDevice
+from drivers.serial.lines import Line, encode, seq_field
+from drivers.serial.link import LinkSettings, NumberedDevice
 from drivers.settings import ShoeSection
 
 TAG, VERSION = "CS", 1
@@ -46,41 +46,33 @@ def encode_heartbeat(seq: int) -> bytes:
     return encode(TAG, VERSION, [str(seq), "H"])
 
 
-class SerialShoe(SerialDevice):
+class SerialShoe(NumberedDevice):
     """A `CardSource`: one `CardRead` per card line."""
 
     tag, version = TAG, VERSION
 
     def __init__(self, link: LinkSettings, name: str = "shoe") -> None:
         super().__init__(name, link)
-        self._seq: int | None = None
         self.cards = 0
 
     @classmethod
     def from_config(cls, cfg: ShoeSection) -> SerialShoe:
-        return cls(
-            LinkSettings(
-                cfg.port, cfg.baudrate, backoff_max=cfg.backoff_max_s, silence=cfg.silence_s
-            )
-        )
-
-    def opened(self) -> None:
-        self._seq = None
+        return cls(LinkSettings.of(cfg))
 
     def handle(self, line: Line, now: float) -> str | None:
         parsed = parse(line)
         if isinstance(parsed, str):
             return parsed
         seq, card = parsed
-        if seq == self._seq:
+        lost = self.numbered(seq)
+        if lost is None:
             return None  # a resend of the line we already have
-        if self._seq is not None and seq_gap(self._seq, seq):
+        if lost:
             self.fault(
                 f"gap:{seq}",
-                f"{seq_gap(self._seq, seq)} line(s) lost before line {seq}: a card may be "
+                f"{lost} line(s) lost before line {seq}: a card may be "
                 "missing: check the hand against the cards on the table",
             )
-        self._seq = seq
         if card is None:
             return None
         self.cards += 1

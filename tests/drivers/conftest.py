@@ -11,9 +11,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from calibration.scale import ChannelCal, Denomination, ScaleCalibration
 from drivers.fake_serial import FakeSerialDevice
 from drivers.interfaces import DriverEvent
+from drivers.loadcell.scale import ChannelCal, Denomination, ScaleCalibration
 
 T = TypeVar("T")
 WAIT = 15.0  # generous: a loaded 2-core CI machine must not make a test flaky

@@ -10,10 +10,17 @@ from pathlib import Path
 import pytest
 
 from calibration import scale
-from calibration.scale import CalibrationError, ChannelCal, Denomination, ScaleCalibration
+from controller import scale_file
 from controller.cli import calibrate_scale
 from drivers.fake_serial import FakeSerialDevice
 from drivers.loadcell.fake_board import FakeBoard
+from drivers.loadcell.scale import (
+    CalibrationError,
+    ChannelCal,
+    Denomination,
+    ScaleCalibration,
+    check,
+)
 from tests.drivers.conftest import make_calibration
 
 D = Decimal
@@ -52,27 +59,27 @@ def test_a_bad_calibration_is_refused_with_the_reason(
 
     bad = dataclasses.replace(make_calibration(), **change)  # type: ignore[arg-type]
     with pytest.raises(CalibrationError, match=reason):
-        scale.check(bad)
+        check(bad)
 
 
 def test_the_file_round_trips_and_is_versioned(
     tmp_path: Path, calibration: ScaleCalibration
 ) -> None:
     path = tmp_path / "scale.json"
-    scale.save(calibration, path)
+    scale_file.save(calibration, path)
     data = json.loads(path.read_text())
     assert data["format"] == "croupier-scale" and data["version"] == 1
     assert data["denominations"][0] == {"value": "5", "grams": 10.0}
-    assert scale.load(path) == calibration
+    assert scale_file.load(path) == calibration
     data["version"] = 2
     path.write_text(json.dumps(data))
     with pytest.raises(CalibrationError, match="version 2 is not supported"):
-        scale.load(path)
+        scale_file.load(path)
     data["version"] = 1
     data["extra"] = 1
     path.write_text(json.dumps(data))
     with pytest.raises(CalibrationError, match="unknown keys: extra"):
-        scale.load(path)
+        scale_file.load(path)
 
 
 def test_tare_and_span_refusals() -> None:
@@ -153,7 +160,7 @@ def test_calibrate_scale_on_a_fake_board(
     finally:
         board.stop()
     assert status == 0, capsys.readouterr().err
-    cal = scale.load(out)
+    cal = scale_file.load(out)
     for c, t in zip(cal.channels, truth.channels, strict=True):
         assert abs(c.offset - t.offset) <= 3
         assert abs(c.counts_per_gram - t.counts_per_gram) < 0.05

@@ -8,12 +8,12 @@ from decimal import Decimal
 
 import pytest
 
-from calibration.scale import ScaleCalibration
 from drivers.fake_serial import FakeSerialDevice
 from drivers.interfaces import BetSeen, SensorFault
 from drivers.loadcell.channel import SettleSettings
 from drivers.loadcell.driver import LoadCellBets
 from drivers.loadcell.fake_board import FakeBoard
+from drivers.loadcell.scale import ScaleCalibration
 from drivers.serial.link import LinkSettings
 from drivers.settings import SpotSection
 from tests.drivers.conftest import Events, wait_until

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from calibration.scale import save
+from controller.scale_file import save
 from drivers.fake_serial import FakeSerialDevice
 from drivers.loadcell.fake_board import FakeBoard
 from drivers.serial import keypad as kp

@@ -98,7 +98,7 @@ class PitTable:
         s = self.service
 
         def idle() -> bool:  # (a halted table keeps its messages in memory)
-            return s.queue.empty() and (not s.pending or s.halted is not None)
+            return s.queue.empty() and (not s.publisher.pending or s.halted is not None)
 
         while time.monotonic() < deadline:
             if idle():

@@ -177,7 +177,7 @@ def test_a_full_disk_stops_the_table_loudly_and_it_resumes_losing_nothing(
             wait(lambda: any("STATUS=HALTED" in m for _, m in systemd.read()), 5, "STATUS=")
             assert "the table stops taking input" in caplog.text
             before = table.snapshot()
-            waiting = len(table.service.held)  # the bets fed after the failing commit
+            waiting = len(table.service.pipeline.held)  # the bets fed after the failing commit
             # Input keeps coming: a whole round, and a supervisor's command. Nothing is
             # applied while nothing can be journaled.
             table.bets.place(1, "10")
@@ -198,7 +198,7 @@ def test_a_full_disk_stops_the_table_loudly_and_it_resumes_losing_nothing(
             halted = table.snapshot()
             assert halted["table"] == before["table"] and halted["events"] == before["events"]
             assert halted["journal"] == before["journal"]
-            assert len(table.service.held) == waiting + 2 + len(round_records)
+            assert len(table.service.pipeline.held) == waiting + 2 + len(round_records)
             # Room again: the table takes everything that waited, in order, by itself.
             filler.free()
             wait(lambda: table.service.halted is None, 10, "the table to resume")

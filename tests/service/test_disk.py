@@ -34,7 +34,7 @@ def fill(path: Path, leave: int = 0) -> None:
 
 
 def status(table: PitTable) -> dict[str, object]:
-    payload: dict[str, object] = json.loads(table.service._status())
+    payload: dict[str, object] = json.loads(table.service.publisher.status())
     return payload
 
 
@@ -50,8 +50,8 @@ def test_status_shows_the_free_space_and_warns_before_the_disk_is_full(tmp_path:
             assert disk_info["free_mb"] >= 2 and disk_info["alarm_below_mb"] == 0  # 4 MB / 10
             assert "alarms" not in first
             fill(disk / "filler", leave=100_000)
-            table.service.disk_mb = 100  # as on a 100 MB disk: the alarm is below 10 MB
-            table.service._check_disk()
+            table.service.publisher.disk_mb = 100  # as on a 100 MB disk: the alarm is below 10 MB
+            table.service.publisher.check_disk()
             low = status(table)
             assert low["alarms"] == [
                 {"kind": "disk_low", "message": "0 MB free on the state dir's disk (alarm below "
@@ -69,7 +69,7 @@ def test_a_full_disk_gives_back_the_reserve_and_the_table_resumes(tmp_path: Path
         try:
             reserve = disk / "state" / "reserve"
             assert not reserve.exists()  # taken a minute in, not at the start
-            table.service._check_disk()  # (the minute's check, now)
+            table.service.publisher.check_disk()  # (the minute's check, now)
             assert reserve.stat().st_size == 1 << 20
             fill(disk / "filler")  # everything but the reserve is taken
             table.fill_journal()
@@ -85,7 +85,7 @@ def test_a_full_disk_gives_back_the_reserve_and_the_table_resumes(tmp_path: Path
                 time.sleep(0.1)
             table.settle()
             assert table.snapshot() != before  # the held bet is journaled and applied
-            table.service._check_disk()
+            table.service.publisher.check_disk()
             assert reserve.stat().st_size == 1 << 20  # held again, now there is room
         finally:
             table.stop()

@@ -127,11 +127,11 @@ def test_a_record_is_journaled_at_once_and_applied_only_after_its_sync(
     # Written to the journal, and the sync asked for is in flight: nothing applied yet.
     wait_for(lambda: journaled(tmp_path) == 1)
     time.sleep(0.05)  # time enough for a loop that applied early to have stored its messages
-    assert running.service.applied == 0
+    assert running.service.pipeline.applied == 0
     assert outbox_from(tmp_path, 1) == 0
     running.gate.open.set()
     wait_for(lambda: outbox_from(tmp_path, 1) > 0)
-    assert running.service.applied == 1
+    assert running.service.pipeline.applied == 1
 
 
 def test_records_that_come_during_a_sync_share_the_next_one(
@@ -142,11 +142,11 @@ def test_records_that_come_during_a_sync_share_the_next_one(
     for box in (2, 3, 4):
         running.bets.place(box, "10")
     wait_for(lambda: journaled(tmp_path) == 4)  # journaled while the first sync is held
-    syncer = running.service.syncer
+    syncer = running.service.pipeline.syncer
     assert syncer is not None
     wait_for(lambda: syncer._wanted == 4)  # and its sync asked for
     running.gate.open.set()
-    wait_for(lambda: running.service.applied == 4)
+    wait_for(lambda: running.service.pipeline.applied == 4)
     assert running.gate.calls == 2  # one sync for the first record, one for the three after
     assert all(outbox_from(tmp_path, seq) > 0 for seq in (1, 2, 3, 4))
 
@@ -182,20 +182,20 @@ def test_the_outbox_mark_counts_applied_records_not_journaled_ones(tmp_path: Pat
     bets = FakeBetSensor()
     service = Service(config, DriverSet(FakeShoe(), bets, FakePanel()), None)
     gate = Gate(service.store.sync)
-    service.syncer = Syncer(gate, service.put)
+    service.pipeline.syncer = Syncer(gate, service.put)
     bets.start(service.put)
     bets.place(1, "10")
-    service._iteration_items([service.queue.get_nowait()])  # journaled, its sync held
+    service.loop.take([service.queue.get_nowait()])  # journaled, its sync held
     gate.wait_entered()
-    assert (service.store.last_seq, service.applied) == (1, 0)
+    assert (service.store.last_seq, service.pipeline.applied) == (1, 0)
     # Something else is stored meanwhile (a command's answer, acknowledgements) ...
-    service.pending.append((0, Message("cmd/void_round/response", "{}")))
+    service.publisher.pending.append((0, Message("cmd/void_round/response", "{}")))
     service._flush()
     assert service.store.outboxed == 0
     # ... and the process dies before the loop applies the record: the next start
     # makes the record's messages, since the outbox never had them.
     gate.open.set()
-    service.syncer.close()
+    service.pipeline.syncer.close()
     service.store.close()
     again = Service(config, DriverSet(FakeShoe(), FakeBetSensor(), FakePanel()), None)
     again.store.close()
@@ -243,7 +243,7 @@ def test_a_command_is_checked_against_everything_journaled_before_it(
     running.service.put(Command("void_round", request))
     time.sleep(0.05)
     running.gate.open.set()
-    wait_for(lambda: running.service.applied == 1 and running.service.queue.empty())
+    wait_for(lambda: running.service.pipeline.applied == 1 and running.service.queue.empty())
     time.sleep(0.05)
     assert journaled(tmp_path, "command") == 1
 
@@ -262,7 +262,7 @@ def test_a_sync_that_never_returns_starves_the_watchdog(
     time.sleep(0.2)
     assert [name for name, _ in running.service.watchdog.stale()] == ["journal"]
     running.gate.open.set()
-    wait_for(lambda: running.service.applied == 1)
+    wait_for(lambda: running.service.pipeline.applied == 1)
     assert running.service.watchdog.stale() == []
 
 

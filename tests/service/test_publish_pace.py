@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from controller import service as service_module
+from controller import publisher
 from controller.config import Config, broker_address, override
 from controller.service import Service
 from drivers.fakes import FakeBetSensor, FakePanel, FakeShoe
@@ -90,11 +90,11 @@ def test_a_burst_of_changes_shares_state_snapshots_and_the_last_is_shown(table: 
 
     # Held back, never dropped: the last snapshot shows the last change.
     table.display.wait_for(shown, 10, "a state with the burst's last seq")
-    time.sleep(3 * service_module.STATE_EVERY)
+    time.sleep(3 * publisher.STATE_EVERY)
     assert shown()
     snapshots = len(table.display.on("state")) - before
     # One per STATE_EVERY at most, and one after: a snapshot per change was 40.
-    assert 1 <= snapshots <= took / service_module.STATE_EVERY + 3, (snapshots, took)
+    assert 1 <= snapshots <= took / publisher.STATE_EVERY + 3, (snapshots, took)
     # ... with the last bet of each box (box 7's last was 10 + 34).
     last = table.display.on("state")[-1].payload
     assert [b["amount"] for b in last["bets"] if b["box"] == 7] == ["44"]
@@ -113,7 +113,7 @@ def test_acknowledgements_are_marked_by_the_second_not_one_commit_each(table: Ta
             return count
 
         # Every message the broker acknowledged is marked within ACKS_EVERY (and a bit).
-        deadline = time.monotonic() + 3 * service_module.ACKS_EVERY + 5
+        deadline = time.monotonic() + 3 * publisher.ACKS_EVERY + 5
         while unsent() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert unsent() == 0
