@@ -379,7 +379,7 @@ class _Solver:
             soft={t: "".join(row) for t, row in soft_rows.items()},
             pairs={v: "".join(row) for v, row in pair_rows.items()},
         )
-        return EdgeResult(edge_pct=-100.0 * total_ev, strategy=strategy, by_up=by_up)
+        return EdgeResult(edge_pct=float(-100.0 * total_ev), strategy=strategy, by_up=by_up)
 
 
 class _UpCard:
@@ -710,5 +710,5 @@ def rule_costs(profile: RuleProfile, reference: RuleProfile) -> list[tuple[str, 
         changed = replace(reference, **{n: getattr(profile, n) for n in names})
         if Played.of(changed) == Played.of(reference):
             continue
-        out.append((label, edge(changed).edge_pct - base))
+        out.append((label, float(edge(changed).edge_pct - base)))
     return out
