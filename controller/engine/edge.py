@@ -426,6 +426,7 @@ class _UpCard:
         other = values.get("other", first)
         ev = 0.0
         pcells: dict[int, str] = {}
+        self.dealt: dict[tuple[int, int], float] = {}  # each dealt hand's value (a <= b)
         for a in range(1, 11):
             for b in range(a, 11):
                 i = h.pair_index[(a, b)]
@@ -433,14 +434,16 @@ class _UpCard:
                 key = (bool(h.soft[i]), int(h.best[i]))
                 pbj0 = float(self.p_bj[i])
                 if {a, b} == {1, 10}:
-                    ev += w * self.blackjack(pbj0)
+                    self.dealt[(a, b)] = self.blackjack(pbj0)
+                    ev += w * self.dealt[(a, b)]
                     continue
                 code = cells[key]
                 value = self.first_value(i, code, first)
                 if a == b:
                     code, value = self.pair(a, i, code, value, cells, first, other)
                     pcells[a] = code
-                ev += w * self.settle(value, pbj0)
+                self.dealt[(a, b)] = self.settle(value, pbj0)
+                ev += w * self.dealt[(a, b)]
         return ev, cells, pcells
 
     def settle(self, value: float, pbj0: float) -> float:
