@@ -2,9 +2,10 @@
 
     python -m bench edge [--simulate HANDS] [--seed S] [--jobs J]
 
-For every shipped profile: the wall time of `croupier edge --rules P --json` in a
-fresh process (interpreter start, imports and every cache cold, as a user runs
-it), best of 3, and the computation alone in that process. With --simulate,
+For every shipped profile: the wall time and the CPU time of `croupier edge
+--rules P --json` in a fresh process (interpreter start, imports and every cache
+cold, as a user runs it), best of 3, and the computation alone in that process
+(wall). On a shared machine the CPU time is the steadier figure. With --simulate,
 also `croupier simulate` for HANDS hands per profile and the difference in
 standard errors.
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -20,8 +23,10 @@ import time
 from controller import rules
 
 
-def edge_command(name: str) -> tuple[float, dict[str, object]]:
-    """(wall seconds, the JSON it printed) of one `croupier edge` in a new process."""
+def edge_command(name: str) -> tuple[float, float, dict[str, object]]:
+    """(wall seconds, CPU seconds, the JSON it printed) of one `croupier edge` in a new
+    process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "controller", "edge", "--rules", name, "--json"],
@@ -29,7 +34,10 @@ def edge_command(name: str) -> tuple[float, dict[str, object]]:
         text=True,
         check=True,
     )
-    return time.perf_counter() - started, json.loads(done.stdout)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, json.loads(done.stdout)
 
 
 def main(argv: list[str]) -> int:
@@ -39,16 +47,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=38)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
-    print("| profile | house edge | `croupier edge` wall, best of 3 | computation |")
-    print("|---|---|---|---|")
+    print(f"load average at the start: {os.getloadavg()[0]:.1f}")
+    print("| profile | house edge | `croupier edge` wall | its CPU time | computation (wall) |")
+    print("|---|---|---|---|---|")
     worst = 0.0
     for name in rules.SHIPPED:
         runs = [edge_command(name) for _ in range(args.repeat)]
         wall = min(r[0] for r in runs)
-        out = runs[0][1]
+        cpu = min(r[1] for r in runs)
+        out = runs[0][2]
         worst = max(worst, wall)
-        print(f"| {name} | {out['house_edge_pct']:.4f}% | {wall:.2f} s | {out['seconds']:.2f} s |")
-    print(f"\nslowest profile: {worst:.2f} s")
+        print(
+            f"| {name} | {out['house_edge_pct']:.4f}% | {wall:.2f} s | {cpu:.2f} s "
+            f"| {out['seconds']:.2f} s |"
+        )
+    print(f"\nslowest profile, wall: {worst:.2f} s (best of {args.repeat})")
     if args.simulate:
         from controller.engine.edge import edge
         from sim.simulate import simulate
