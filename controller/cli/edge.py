@@ -61,6 +61,14 @@ PUBLISHED: tuple[tuple[str, str, dict[str, Any], float, str], ...] = (
         WOO_A9 + "euro-8dh17r4/",
     ),
     (
+        "6 decks, S17, no hole card, double on 9-11, DAS, split to 4 (aces too) "
+        "(Wizard of Odds calculator, to 0.01)",
+        "ref-enhc",
+        {"double_totals": (9, 10, 11), "resplit_aces": True, "max_ace_hands": 4},
+        0.55,
+        "https://wizardofodds.com/ask-the-wizard/294/",
+    ),
+    (
         "6 decks, H17, DAS, split to 4 (no aces), peek (Wizard of Odds calculator)",
         "ref-peek",
         {"dealer_hits_soft_17": True},
