@@ -332,6 +332,14 @@ def test_a_dealt_hand_is_worth_what_the_engine_settles_card_by_card(
     assert _calculated(p, a, b, up) == pytest.approx(_engine_value(p, a, b, up), abs=1e-9)
 
 
+def test_original_stake_only_a_double_against_a_ten_as_the_engine_settles() -> None:
+    # No hole card, only the original stake lost to a dealer blackjack: 11 against a
+    # ten doubles, and a doubled hand that does not bust loses one unit, not two.
+    p = dataclasses.replace(rules.shipped("ref-enhc"), enhc_loses="original")
+    assert Strategy(p).hard[11][8] == "D"
+    assert _calculated(p, 5, 6, 10) == pytest.approx(_engine_value(p, 5, 6, 10), abs=1e-9)
+
+
 def test_with_a_peek_the_hole_card_is_conditioned_when_the_player_stands() -> None:
     # The stated approximation (3): the hole card is dealt before the player's hits, and
     # the calculator conditions it on "no blackjack" at the stand. Worth 3e-5 here.
