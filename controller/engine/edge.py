@@ -47,8 +47,6 @@ COLUMNS = "23456789TA"  # strategy table columns: up cards 2..9, ten, ace
 UP_ORDER = (1, 2, 3, 4, 5, 6, 7, 8, 9, 0)  # point-value index of each column
 OUT = 6  # dealer outcomes: final 17, 18, 19, 20, 21, bust
 
-Vec = np.ndarray
-
 
 # --------------------------------------------------------------- the rules that play
 @dataclass(frozen=True, slots=True)
