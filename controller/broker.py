@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
+from pathlib import Path
 from typing import Any
+
+from websockets.exceptions import ConnectionClosed
 
 from controller.config import EmbeddedSection
 
@@ -20,6 +24,49 @@ log = logging.getLogger("croupier.broker")
 
 class BrokerFailed(Exception):
     pass
+
+
+def _went_away(exc: BaseException | None) -> bool:
+    """An exception that only says a client left while the broker wrote to it
+    (a browser page closed or reloaded: WebSockets close 1001, or a dropped
+    socket), or the packet handling amqtt cancels because of it."""
+    while exc is not None:
+        if isinstance(exc, ConnectionClosed | asyncio.CancelledError):
+            return True
+        if type(exc).__name__ == "ProtocolHandlerError" and "cancelled" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+class GoneClientFilter(logging.Filter):
+    """Keeps amqtt's and websockets' tracebacks about a client that went away
+    out of the log: amqtt lets the write to a closed WebSocket raise in tasks
+    nobody awaits, and each page that closes or reloads made one or more
+    error-level tracebacks. Anything else they log passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and _went_away(record.exc_info[1]):
+            return False
+        # amqtt's handler logs the exception as text only ("Unhandled exception:
+        # received 1001 (going away); ..."): websockets' wording of a close.
+        if _CLOSE_TEXT.match(record.getMessage()):
+            return False
+        for arg in record.args if isinstance(record.args, tuple) else ():
+            if isinstance(arg, BaseException) and _went_away(arg):
+                return False
+            if isinstance(arg, asyncio.Task) and arg.done() and not arg.cancelled() and \
+                    _went_away(arg.exception()):
+                return False
+        return True
+
+
+_CLOSE_TEXT = re.compile(
+    r"Unhandled exception: (received|sent) \d{4} |Unhandled exception: no close frame"
+)
+
+# The loggers that report a closed client's write as an error (amqtt 0.12).
+NOISY_ON_CLOSE = ("amqtt.broker", "amqtt.mqtt.protocol.handler", "websockets.server")
 
 
 class EmbeddedBroker:
@@ -63,12 +110,18 @@ class EmbeddedBroker:
     def _run(self) -> None:
         loop = asyncio.new_event_loop()
         self._loop = loop
+        loop.set_exception_handler(_exception_handler)
+        gone = GoneClientFilter()
+        for name in NOISY_ON_CLOSE:
+            logging.getLogger(name).addFilter(gone)
         try:
             loop.run_until_complete(self._serve())
         except BaseException as exc:  # reported to start(); a thread must not raise
             self._error = exc
             self._ready.set()
         finally:
+            for name in NOISY_ON_CLOSE:
+                logging.getLogger(name).removeFilter(gone)
             loop.close()
 
     async def _serve(self) -> None:
@@ -80,6 +133,12 @@ class EmbeddedBroker:
         self._ready.set()
         await self._stop.wait()
         await broker.shutdown()
+        # amqtt leaves some of its tasks pending: ended here, not destroyed
+        # with the loop ("Task was destroyed but it is pending!").
+        rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in rest:
+            task.cancel()
+        await asyncio.gather(*rest, return_exceptions=True)
 
     def stop(self) -> None:
         loop, stop = self._loop, self._stop
@@ -89,6 +148,26 @@ class EmbeddedBroker:
             except RuntimeError:
                 return  # the loop already ended
             self._thread.join(timeout=5)
+
+
+def _exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """asyncio's "Task exception was never retrieved" for a write to a client
+    that went away is routine, not an error; the rest goes to asyncio's handler."""
+    exc = context.get("exception")
+    if _went_away(exc):
+        log.debug("a client went away while the broker wrote to it: %s", exc)
+        return
+    task = context.get("future") or context.get("task")
+    code = getattr(task.get_coro(), "cr_code", None) if isinstance(task, asyncio.Task) else None
+    if code is not None and "amqtt" in Path(code.co_filename).parts and (
+        exc is None  # "Task was destroyed but it is pending!": a left client's waiter, collected
+        # amqtt 0.12 awaits a left client's waiters (broker.py, _client_connected)
+        # a second time on disconnect.
+        or (isinstance(exc, RuntimeError) and "already awaited" in str(exc))
+    ):
+        log.debug("%s: %r", context.get("message"), exc or task)
+        return
+    loop.default_exception_handler(context)
 
 
 def main() -> None:

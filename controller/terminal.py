@@ -101,6 +101,20 @@ def expectation(state: dict[str, Any], awaiting_key: bool) -> tuple[str, str]:
     return "", "round settled" if state["phase"] == "settled" else "nothing to do"
 
 
+def round_now(state: dict[str, Any]) -> int:
+    """The round the screen is about: while bets are open, the coming one (the
+    snapshot's `round` is the last one dealt; the bets are for the next)."""
+    return int(state["round"]) + (1 if state["phase"] == "betting" else 0)
+
+
+def to_resolve(alerts: list[dict[str, Any]], awaiting_key: bool) -> list[dict[str, Any]]:
+    """The alerts still to act on: an unreadable card's only while the table
+    waits for it to be keyed in (the newest one; the ones before were keyed in)."""
+    unreadable = [a for a in alerts if a["kind"] == "unreadable"]
+    waiting = unreadable[-1] if awaiting_key and unreadable else None
+    return [a for a in alerts if a["kind"] != "unreadable" or a is waiting]
+
+
 def read_text(read: Read) -> Text:
     if read.how == "unreadable":
         seen = read.card or "nothing"
@@ -118,7 +132,7 @@ def render(view: TableView, footer: str | None = None) -> Group:
     shoe, phase = state["shoe"], state["phase"]
     head = Text.assemble(
         (f"table {view.table_id}", "bold"),
-        f"  {state['rules']}  round {state['round']}  {PHASES.get(phase, phase)}  ",
+        f"  {state['rules']}  round {round_now(state)}  {PHASES.get(phase, phase)}  ",
         f"shoe {shoe['cards_out']}/{shoe['size']}"
         + ("  cut card out" if shoe["cut_card_reached"] else ""),
         (
@@ -146,7 +160,7 @@ def render(view: TableView, footer: str | None = None) -> Group:
         Text.assemble(("dealer ", "bold"), cards_text(dealer["cards"]), f"  ({dealer['total']})"),
         _boxes(state),
     ]
-    for alert in list(view.alerts)[-3:]:
+    for alert in to_resolve(list(view.alerts), view.awaiting_key)[-3:]:
         lines.append(Text(f"! {alert['kind']}: {alert['message']}", style="yellow"))
     if footer:
         lines.append(Text(footer, style="dim"))

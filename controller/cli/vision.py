@@ -23,10 +23,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sub.required = True
     read = sub.add_parser(
         "read", help="find and read every card in images",
-        description="Find and read every card in each image. One line per card found, "
-        "tab-separated: IMAGE, CARD (a code such as QH or TS; `none` for a card found "
-        "but not read: the reader never guesses), CONFIDENCE (0 to 1), and X, Y (the "
-        "card's centre in pixels).")
+        description="Find and read every card in each image. Prints one line per card found, "
+        "five tab-separated columns: IMAGE, CARD (a code such as QH or TS; `none` for a card "
+        "found but not read: the reader never guesses), CONFIDENCE (0 to 1; 0.000 for `none`), "
+        "X and Y (the card's centre in pixels). For each `none`, why it was not read goes to "
+        "stderr, and an image with no card found says so there too. The reader looks for "
+        "cards as the camera sees them, lying on the table: a scan of a bare card face, cut "
+        "edge to edge, reads best laid on a dark or felt-green background.")
     read.add_argument("--calibration", type=Path, help="deck or camera calibration file")
     read.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     read.set_defaults(handler=run_read)
@@ -66,11 +69,40 @@ def run_read(args: argparse.Namespace) -> int:
             print(f"croupier vision read: {path}: not a readable image", file=sys.stderr)
             status = 1
             continue
-        for card in read_frame(image, model, short_side=size_range(image.shape[:2])):
+        cards = read_frame(image, model, short_side=size_range(image.shape[:2]))
+        if not cards:
+            print(f"croupier vision read: {path}: no card found", file=sys.stderr)
+        for card in cards:
             code = card.card or "none"
             x, y = card.centre
-            print(f"{path}\t{code}\t{card.confidence:.3f}\t{x:.0f}\t{y:.0f}")
+            print(f"{path}\t{code}\t{card.confidence:.3f}\t{x:.0f}\t{y:.0f}", flush=True)
+            if card.card is None:
+                print(f"croupier vision read: {path}: the card at {x:.0f},{y:.0f} was not read: "
+                      f"{why_not_read(card, image.shape, cards)}", file=sys.stderr, flush=True)
     return status
+
+
+def why_not_read(card: Any, shape: tuple[int, ...], others: list[Any]) -> str:
+    """In words, why a card found was not read (stdout keeps its five columns)."""
+    reads = [r for r in card.reads if r is not None]
+    if not reads:
+        x, y = card.centre
+        h, w = shape[0], shape[1]
+        if abs(x - w / 2) < 0.03 * w and abs(y - h / 2) < 0.03 * h:
+            # The outline centred on the image: the image's own edge, which a
+            # scan of a bare face cut edge to edge shows where the table would.
+            if any(c.card for c in others):
+                return ("the image's own edge, taken for a card's outline: no index corner on "
+                        "it (the card inside it is read on another line)")
+            return ("no index corner found on an outline the size of the whole image: a bare "
+                    "card face cut edge to edge? lay it on a dark or green background")
+        return "no index corner found on its outline (covered, cut off, or too small)"
+    codes = {r.card for r in reads if r.card is not None}
+    if len(codes) > 1:
+        return f"its two index corners disagree ({' / '.join(sorted(codes))})"
+    best = max(reads, key=lambda r: r.confidence)
+    return (f"not sure enough: it looks most like {best.best} (confidence {best.confidence:.2f}, "
+            "below what the reader accepts)")
 
 
 

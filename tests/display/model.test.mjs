@@ -2,7 +2,7 @@
 // Run by tests/display/test_model.py.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Tables, TableModel, dealTarget, expectation, route } from "../../controller/display/static/js/model.js";
+import { Tables, TableModel, dealTarget, expectation, roundNow, route } from "../../controller/display/static/js/model.js";
 
 const state = (seq, extra = {}) => JSON.stringify({
   phase: "player_turns", round: 3, rules: "be-casino", boxes: 7, table: "t1", seq, awaiting_key: false,
@@ -117,4 +117,40 @@ test("a mistaken card: taken back from its box, then taken by a later one", () =
   t.receive("events", event(13, { type: "card_taken", box: 5, hand: 1, card: "7C" }), false);
   assert.equal(t.reads[0].movedTo, "box 5");
   assert.equal(t.reads.length, 1, "the same card, not a new one");
+});
+
+test("a page opened mid-round lists the cards already on the layout as its last cards", () => {
+  const t = new TableModel("t1");
+  t.receive("state", state(40, {
+    dealer: { cards: ["6H", null], total: 6 },
+    in_play: [
+      { box: 1, stakes: [], insurance: [], hands: [{ hand: 1, cards: ["AS", "6S", "5H"], stake: "20", doubled: false, done: false, surrendered: false }] },
+      { box: 3, stakes: [], insurance: [], hands: [{ hand: 1, cards: ["9D", "7C"], stake: "10", doubled: false, done: false, surrendered: false }] },
+    ],
+  }), true);
+  // Newest first: the hit, the hole card, then the deal backwards.
+  assert.deepEqual(t.reads.map((r) => [r.box, r.card]), [[0, null], [1, "5H"], [3, "7C"], [1, "6S"], [0, "6H"], [3, "9D"], [1, "AS"]]);
+  assert.ok(t.reads.every((r) => r.onLayout));
+  assert.equal(t.reads[0].faceDown, true, "a hidden card stays face down");
+  // The next card out is read live, above them; a later snapshot adds nothing.
+  t.receive("events", event(41, { type: "card_dealt", box: 3, hand: 1, card: "2C", face_down: false }), false);
+  t.receive("state", state(41), false);
+  assert.equal(t.reads.length, 8);
+  assert.equal(t.reads[0].card, "2C");
+  assert.equal(t.reads[0].onLayout, undefined);
+});
+
+test("a page that saw the cards come out does not list the layout again", () => {
+  const t = new TableModel("t1");
+  t.receive("state", state(10), true);
+  t.receive("events", event(11, { type: "card_dealt", card: "7H", face_down: false }), false);
+  t.receive("state", state(11, { in_play: [{ box: 1, stakes: [], insurance: [], hands: [{ hand: 1, cards: ["7H"], stake: "5", doubled: false, done: false, surrendered: false }] }] }), false);
+  assert.deepEqual(t.reads.map((r) => r.card), ["7H"]);
+});
+
+test("while bets are open the round shown is the one the bets are for", () => {
+  assert.equal(roundNow(JSON.parse(state(5, { phase: "betting", round: 6 }))), 7);
+  assert.equal(roundNow(JSON.parse(state(5, { phase: "settled", round: 6 }))), 6);
+  assert.equal(roundNow(JSON.parse(state(5, { phase: "player_turns", round: 6 }))), 6);
+  assert.equal(roundNow(null), null);
 });

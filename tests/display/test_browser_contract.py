@@ -147,6 +147,19 @@ def test_table_hidden_cards_bets_behind_and_the_dealer_screen(
         ask,
     )
     assert page.js("return document.querySelector('.next-who').textContent;") == "Box 1"
+    # Opened after the deal, the page saw no card come out: its last cards are
+    # the layout's, newest first, the hole card face down.
+    reads = page.js("""return [...document.querySelectorAll('li.read')].map((li) =>
+        [...li.querySelectorAll('.read-card, .read-where, .read-how')]
+            .map((e) => e.textContent));""")
+    assert reads == [
+        ["face down", "→ dealer", "on the layout"],
+        ["7♦", "→ box 3", "on the layout"],
+        ["3♠", "→ box 1", "on the layout"],
+        ["6♠", "→ dealer", "on the layout"],
+        ["9♣", "→ box 3", "on the layout"],
+        ["8♥", "→ box 1", "on the layout"],
+    ]
     fake.awaiting_key = True
     fake.publish(
         "alerts",

@@ -165,3 +165,46 @@ def test_calibrate_camera_refuses_a_bad_setup_with_the_reason(
     err = capsys.readouterr().err
     assert f"refused: AS: no usable picture ({reason}:" in err
     assert not out.exists()
+
+
+def test_vision_read_says_why_a_card_was_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A card found and not read keeps its five columns on stdout; the reason
+    goes to stderr. The back of a card has no index: nothing to read on it."""
+    from sim.camera.decks import card_back
+
+    deck = dict(get_deck("house"))
+    deck["XX"] = card_back()
+    s = scene(deck, ["XX"], seed=4)
+    path = tmp_path / "back.png"
+    cv2.imwrite(str(path), s.image)
+    black = tmp_path / "black.png"
+    cv2.imwrite(str(black), np.zeros((480, 640, 3), np.uint8))
+    assert run(["vision", "read", str(path), str(black)]) == 0
+    out, err = capsys.readouterr()
+    rows = _lines(out)
+    assert rows and all(len(r) == 5 and r[1] == "none" for r in rows)
+    for r in rows:
+        assert f"{path}: the card at {r[3]},{r[4]} was not read: " in err
+    assert f"{black}: no card found" in err
+
+
+def test_vision_read_reasons_in_words() -> None:
+    from drivers.camera.frame import CardInFrame
+    from drivers.camera.match import CornerRead
+
+    def corner(card: str | None, best: str, conf: float) -> CornerRead:
+        return CornerRead(card, conf, best, (0.0, 0.0, 0.0), 1.0)
+
+    shape = (480, 340, 3)
+    bare = CardInFrame(None, 0.0, (170.0, 240.0), (None, None))
+    assert "a bare card face cut edge to edge" in vision.why_not_read(bare, shape, [bare])
+    read = CardInFrame("QH", 0.99, (150.0, 200.0), (corner("QH", "QH", 0.99), None))
+    assert "the image's own edge" in vision.why_not_read(bare, shape, [bare, read])
+    off = CardInFrame(None, 0.0, (40.0, 60.0), (None, None))
+    assert "no index corner found on its outline" in vision.why_not_read(off, shape, [off])
+    unsure = CardInFrame(None, 0.0, (40.0, 60.0), (corner(None, "8S", 0.41), None))
+    assert "looks most like 8S (confidence 0.41" in vision.why_not_read(unsure, shape, [unsure])
+    split = CardInFrame(None, 0.0, (40.0, 60.0), (corner("8S", "8S", 0.9), corner("6S", "6S", 0.9)))
+    assert "disagree (6S / 8S)" in vision.why_not_read(split, shape, [split])

@@ -4,7 +4,7 @@
 
 import { card, fill, h, throttle } from "./dom.js";
 import { Link, settings } from "./link.js";
-import { expectation, phaseName } from "./model.js";
+import { expectation, phaseName, roundNow } from "./model.js";
 import { linkStatus, login } from "./page.js";
 import { alerts, badges, boxes, dealer, read } from "./views.js";
 
@@ -37,7 +37,7 @@ function screen(table, linkUp, dismiss) {
     h("header", { class: "dealer-head", "data-table": table.id, "data-seq": state?.seq ?? "" },
       h("h1", null, "Table ", table.id),
       badges(table, linkUp),
-      h("span", { class: "dealer-round" }, state ? `Round ${state.round} · ${phaseName(state.phase)}` : ""),
+      h("span", { class: "dealer-round" }, state ? `Round ${roundNow(state)} · ${phaseName(state.phase)}` : ""),
     ),
     next(table, linkUp),
     h("div", { class: "dealer-columns" },

@@ -4,7 +4,7 @@
 
 import { clock, fill, h, money, throttle } from "./dom.js";
 import { Link, settings } from "./link.js";
-import { phaseName } from "./model.js";
+import { phaseName, roundNow } from "./model.js";
 import { linkStatus, login } from "./page.js";
 import { badges } from "./views.js";
 
@@ -30,7 +30,7 @@ function tile(config, table, linkUp, now) {
     h("a", { href: pitLink(config, table.id), title: `open table ${table.id}'s display` },
       h("div", { class: "tile-head" }, h("h2", null, table.id), badges(table, linkUp)),
       h("dl", { class: "tile-facts" },
-        h("div", null, h("dt", null, "Round"), h("dd", null, state ? String(state.round) : "—")),
+        h("div", null, h("dt", null, "Round"), h("dd", null, state ? String(roundNow(state)) : "—")),
         h("div", null, h("dt", null, "Phase"), h("dd", null, phaseName(state?.phase))),
         h("div", null, h("dt", null, "Rounds/hour"), h("dd", { "data-rate": rate ?? "" }, rate === null ? "—" : String(rate))),
         h("div", null, h("dt", null, "Shoe"), h("dd", null, shoe ? `${Math.round((100 * shoe.cards_out) / shoe.size)}%` : "—")),

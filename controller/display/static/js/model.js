@@ -55,6 +55,7 @@ export class TableModel {
     this._events = new Recent(KEEP_IDS);
     this._alertIds = new Recent(KEEP_IDS);
     this._keyed = false; // an unreadable card waits: the next card is keyed in
+    this._cardEvents = 0; // card_dealt / card_burned events seen live
   }
 
   /**
@@ -104,6 +105,9 @@ export class TableModel {
   _state(data) {
     this.state = data;
     this.snapshots++;
+    // A page opened mid-round has seen no card event: the cards already on the
+    // layout are its last cards, as the snapshot shows them.
+    if (!this.reads.length && !this._cardEvents) this.reads = layoutReads(data).slice(0, KEEP_READS);
     if (typeof data.seq === "number") {
       this.seq = Math.max(this.seq, data.seq);
       if (this.gap && data.seq >= this.gap.to) this.gap = null;
@@ -126,6 +130,7 @@ export class TableModel {
     }
     this.seq = Math.max(this.seq, data.seq);
     if (data.type === "card_dealt" || data.type === "card_burned") {
+      this._cardEvents++;
       this._read({
         card: data.card ?? null,
         box: data.type === "card_burned" ? null : data.box,
@@ -229,6 +234,40 @@ export class TableModel {
   lastOutcome() {
     return this.outcomes[0] ?? this.state?.outcome ?? null;
   }
+}
+
+/**
+ * The cards a snapshot shows on the layout, newest first as far as the
+ * snapshot can tell: the deal goes left to right, the dealer's first card,
+ * the boxes' second cards; later cards box by box; the dealer's other cards
+ * last (drawn after the players, or a hole card shown at the end). How each
+ * came out of the shoe (read or keyed in) is not in the snapshot.
+ */
+export function layoutReads(state) {
+  const places = [];
+  for (const b of state.in_play ?? []) {
+    for (const hd of b.hands) hd.cards.forEach((c, i) => places.push({ box: b.box, hand: hd.hand, card: c, i }));
+  }
+  (state.dealer?.cards ?? []).forEach((c, i) => places.push({ box: 0, hand: 0, card: c, i }));
+  const rank = (p) => {
+    if (p.box === 0) return p.i === 0 ? [0, 1] : [3, p.i];
+    return p.i < 2 && p.hand <= 1 ? [p.i, 0, p.box] : [2, p.box, p.hand, p.i];
+  };
+  places.sort((a, b) => {
+    const [x, y] = [rank(a), rank(b)];
+    for (let k = 0; k < Math.max(x.length, y.length); k++) if ((x[k] ?? 0) !== (y[k] ?? 0)) return (x[k] ?? 0) - (y[k] ?? 0);
+    return 0;
+  });
+  return places.reverse().map((p) => ({
+    card: p.card, box: p.box, hand: p.hand, burned: false, faceDown: p.card === null,
+    keyed: false, round: state.round, seq: null, onLayout: true,
+  }));
+}
+
+/** The round a snapshot is about: while bets are open, the coming one (its bets are for it). */
+export function roundNow(state) {
+  if (!state) return null;
+  return state.phase === "betting" ? state.round + 1 : state.round;
 }
 
 /** The tables a page shows: a fixed list, or every table the broker has (`+`). */

@@ -2,7 +2,7 @@
 // cards, the boxes, a settled round and the alerts. Each returns elements.
 
 import { card, cardLabel, cards, clock, h, money, unknownCard } from "./dom.js";
-import { phaseName, playerName } from "./model.js";
+import { phaseName, playerName, roundNow } from "./model.js";
 
 const LIVENESS = {
   online: "Online",
@@ -26,7 +26,7 @@ export function facts(table) {
   const rules = table.info?.rules?.title ?? state?.rules ?? "";
   const limits = state?.limits ?? table.info?.limits;
   return h("dl", { class: "facts" },
-    h("div", null, h("dt", null, "Round"), h("dd", { "data-round": "" }, state ? String(state.round) : "—")),
+    h("div", null, h("dt", null, "Round"), h("dd", { "data-round": "" }, state ? String(roundNow(state)) : "—")),
     h("div", null, h("dt", null, "Phase"), h("dd", { "data-phase": state?.phase ?? "" }, phaseName(state?.phase))),
     rules ? h("div", null, h("dt", null, "Rules"), h("dd", null, rules)) : null,
     limits ? h("div", null, h("dt", null, "Limits"), h("dd", null, money(limits.min), " – ", money(limits.max))) : null,
@@ -191,7 +191,7 @@ export function read(r) {
     h("span", { class: "read-card" }, r.faceDown ? "face down" : cardLabel(r.card)),
     h("span", { class: "read-where" }, `→ ${where}`,
       r.mistaken ? h("span", { class: "mistaken" }, " mistaken", r.movedTo ? ` → ${r.movedTo}` : ", offered on") : null),
-    h("span", { class: "read-how" }, r.keyed ? "keyed in" : "read"),
+    h("span", { class: "read-how" }, r.onLayout ? "on the layout" : r.keyed ? "keyed in" : "read"),
   );
 }
 
