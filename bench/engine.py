@@ -1,14 +1,23 @@
 """Engine speed: hands per second of `croupier simulate` in one process, and the
 median time the engine takes per event.
 
-    python -m bench engine [--hands N] [--rules P ...]
+    python -m bench engine [--hands N] [--rules P ...] [--yardstick PATH]
+
+With --yardstick (the fixed pure-Python workload, ../shared/bench/yardstick.py),
+each run of the simulator is paired with a run of the yardstick just before it,
+in one process each, and the ratio of the two (simulated hands per second over
+the yardstick's rounds per second) is printed: a figure that holds when the
+machine's speed drifts.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
 import statistics
+import subprocess
+import sys
 import time
 
 from controller import rules
@@ -74,12 +83,41 @@ def event_times(profile_name: str, rounds: int, seed: int = 7) -> list[float]:
     return [t / 1e9 for t in times]
 
 
+def yardstick(path: str, rounds: int) -> float:
+    """Rounds per second of the yardstick script, run in its own process."""
+    done = subprocess.run(
+        [sys.executable, path, str(rounds)], capture_output=True, text=True, check=True
+    )
+    found = re.match(r"(\d+) rounds/s", done.stdout)
+    if found is None:
+        raise SystemExit(f"{path}: expected 'N rounds/s ...', got {done.stdout!r}")
+    return float(found.group(1))
+
+
+def ratios(names: list[str], hands: int, repeat: int, path: str) -> None:
+    print(f"{'profile':<12} {'hands/s':>10} {'yardstick':>10} {'ratio':>6}  (pairs back to back)")
+    for name in names:
+        profile = rules.shipped(name)
+        found = []
+        for i in range(repeat):
+            ruler = yardstick(path, 200_000)
+            tally = play(profile, hands, f"bench:{i}")
+            speed = tally.hands / tally.seconds
+            found.append(speed / ruler)
+            print(f"{name:<12} {speed:>10,.0f} {ruler:>10,.0f} {speed / ruler:>6.3f}")
+        print(f"{name:<12} median ratio {statistics.median(found):.3f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench engine")
     parser.add_argument("--hands", type=int, default=1_000_000)
     parser.add_argument("--rules", nargs="+", default=["ref-peek", "ref-enhc", "fr-classic"])
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs")
+    parser.add_argument("--yardstick", help="the yardstick script: print simulate's ratio to it")
     args = parser.parse_args(argv)
+    if args.yardstick:
+        ratios(args.rules, args.hands, args.repeat, args.yardstick)
+        return
     title = f"hands/s (best of {args.repeat})"
     print(f"{'profile':<12} {'boxes':>5} {title:>22} {'event p50 us':>13}")
     for name in args.rules:

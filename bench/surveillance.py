@@ -3,7 +3,7 @@ are for, and how often they raise something that is not there.
 
     python -m bench surveillance [--tables 200] [--shoes 20] [--jobs 2] [--rules be-casino]
                                  [--payout-tables 40] [--shoe-runs 4000] [--decisions 20000]
-                                 [--only count|payout|shoe|decisions] [--edges]
+                                 [--only count|payout|shoe|decisions]
 
 - count: whole simulated tables (`croupier sim` offline: the service, its journal, the
   bots on the simulated drivers) with a counter-8 on box 1, a counter-12 on box 2, a
@@ -18,8 +18,6 @@ are for, and how often they raise something that is not there.
   added (a foreign card), some dealt one round past the cut card, some replaced early.
 - decisions: a basic-strategy player and one who plays a random legal action 5% of
   the time, valued by the desk.
-- --edges: measure every shipped profile's house edge with `croupier simulate` (10
-  million hands, seed 1) and print controller/surveillance/edges.py's table.
 """
 
 from __future__ import annotations
@@ -46,7 +44,7 @@ from controller.engine.cards import CARD_CODES
 from controller.engine.round import Phase, Round
 from controller.journal import Store
 from controller.surveillance import Settings, Surveillance
-from controller.surveillance.edges import edge_for, fingerprint
+from controller.surveillance.edges import edge_for
 from sim.runner import build
 from sim.shoe import VirtualShoe
 from sim.strategy import Strategy
@@ -456,22 +454,6 @@ def decision_rates(
     return out
 
 
-# ------------------------------------------------------------------ edges
-def measure_edges(hands: int, seed: int, jobs: int) -> list[str]:
-    """`croupier simulate` for every shipped profile, as edges.py's MEASURED lines."""
-    from sim.simulate import simulate
-
-    lines = []
-    for name in rules.SHIPPED:
-        profile = rules.shipped(name)
-        tally = simulate(profile, hands, seed, jobs)
-        lines.append(
-            f'    "{name}": ("{fingerprint(profile)}", {tally.house_edge_pct:.4f}, '
-            f"{tally.stderr_pct:.4f}, {hands}, {seed}),"
-        )
-    return lines
-
-
 # ------------------------------------------------------------------- report
 def pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}% ({part}/{whole})" if whole else "-"
@@ -577,16 +559,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1, help="the first table's seed")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", choices=("count", "payout", "shoe", "decisions"))
-    parser.add_argument(
-        "--edges",
-        action="store_true",
-        help="measure the house edges instead (10M hands per profile)",
-    )
-    parser.add_argument("--hands", type=int, default=10_000_000)
     args = parser.parse_args(argv)
-    if args.edges:
-        print("\n".join(measure_edges(args.hands, 1, args.jobs)))
-        return
     started = time.perf_counter()
     print(f"rules {args.rules}, seeds from {args.seed}, {args.jobs} processes")
     if args.only in (None, "count"):

@@ -137,6 +137,31 @@ def test_simulate_refuses_bad_arguments():
     assert done.returncode == 2 and "--boxes must be between 2 and 7" in done.stderr
 
 
+def test_edge_prints_the_edge_its_strategy_and_what_each_rule_costs(tmp_path):
+    done = croupier("edge", "--rules", "be-casino", "--json", "--strategy", "--costs")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["rules"] == "be-casino" and out["reference"] == "ref-enhc"
+    assert 1.0 < out["house_edge_pct"] < 2.0  # the forced draw to hard 12 costs over a point
+    assert set(out["costs_pct"]) == {"surrender", "forced draw"}
+    assert out["strategy"]["columns"] == "23456789TA"
+    assert out["strategy"]["soft"]["19"][4] == "D"  # may not stand on soft 19: doubles vs 6
+    text = croupier("edge", "--rules", "ref-peek", "--strategy")
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith("ref-peek: house edge 0.409% of the initial stake")
+    assert "approximation: total-dependent strategy" in text.stdout
+    assert "hard 16  S S S S S H H H H H" in text.stdout
+    path = tmp_path / "six-five.toml"
+    path.write_text('extends = "ref-peek"\nname = "six-five"\nblackjack_pays = "1.2"\n')
+    six_five = croupier("edge", "--rules", str(path), "--costs")
+    assert six_five.returncode == 0, six_five.stderr
+    assert "blackjack pays" in six_five.stdout
+    bad = croupier("edge", "--rules", "klondike")
+    assert bad.returncode == 2 and bad.stderr.startswith("croupier edge: unknown rule profile")
+    shown = croupier("rules", "ref-peek")
+    assert "house edge: 0.409% of the initial stake, by probability" in shown.stdout
+
+
 def test_docs_rules_md_is_the_output_of_rules_markdown():
     done = croupier("rules", "--markdown")
     assert done.returncode == 0

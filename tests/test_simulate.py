@@ -49,6 +49,8 @@ def test_strategy_tables_follow_the_profile():
     assert peek.hard[11][ten] == "D" and enhc.hard[11][ten] == "H"  # no double vs a ten (ENHC)
     assert peek.pairs[8][ace] == "P" and enhc.pairs[8][ace] == "H"
     be = Strategy(rules.shipped("be-casino"))
-    assert be.hard[16][ten] == "R"  # surrender 16 against a ten where allowed
+    # Surrender 16 against a ten where allowed (then stand: a 16 of three cards or more
+    # is better stood without a hole card).
+    assert be.hard[16][ten] == "r"
     assert be.hard[16][ace] == "H"  # but never against an ace in be-casino
     assert Strategy(rules.shipped("fr-2007")).hard[16][ten] == "H"  # no surrender at all

@@ -18,6 +18,7 @@ SUBCOMMANDS = (
     "replay",
     "rules",
     "simulate",
+    "edge",
     "vision",
     "calibrate",
     "check_config",

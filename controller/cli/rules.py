@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -36,7 +37,15 @@ def show_value(value: object) -> str:
 
 
 def describe(profile: RuleProfile) -> str:
-    lines = [f"{profile.name}: {profile.title}", f"source: {profile.source or '-'}", ""]
+    from controller.engine.edge import edge
+
+    lines = [
+        f"{profile.name}: {profile.title}",
+        f"source: {profile.source or '-'}",
+        f"house edge: {edge(profile).edge_pct:.3f}% of the initial stake, by probability "
+        f"(croupier edge --rules {profile.name} --strategy)",
+        "",
+    ]
     width = max(len(n) for n in SETTINGS)
     for name, spec in SETTINGS.items():
         value = getattr(profile, name)
@@ -72,11 +81,60 @@ def markdown(profiles: list[RuleProfile]) -> str:
             f"| `{name}` | {show_value(spec.default)} | " + " | ".join(cells) + f" | {spec.doc} |"
         )
     lines += ["", "Bold: differs from the default.", ""]
+    lines += edge_markdown(profiles)
     for p in profiles:
         lines += [f"## {p.name}", "", f"{p.title} (source: {p.source}).", ""]
         lines += [f"- {note}" for note in p.notes]
         lines.append("")
     return "\n".join(lines)
+
+
+def edge_markdown(profiles: list[RuleProfile]) -> list[str]:
+    """The house edge of each profile, what each of its rules costs, and the calculator
+    against published figures."""
+    from controller import rules
+    from controller.cli.edge import PUBLISHED, reference_for
+    from controller.engine.edge import APPROXIMATION, edge, rule_costs
+
+    lines = [
+        "## House edge",
+        "",
+        "`croupier edge --rules P` computes it by probability, no dealing: "
+        + APPROXIMATION
+        + ". The strategy is the one `croupier simulate` plays (`--strategy` prints it). "
+        "Edge: the house's share of the initial stakes, insurance never taken. "
+        "Each rule that differs from the reference profile with the same deal is priced "
+        "alone on that reference (points of house edge; negative: the rule helps the "
+        "player); the rules interact, so the costs need not add up to the difference.",
+        "",
+        "| profile | house edge | reference | each differing rule, alone on the reference |",
+        "|---|---|---|---|",
+    ]
+    for p in profiles:
+        ref = rules.shipped(reference_for(p))
+        costs = rule_costs(p, ref)
+        text = "; ".join(f"{label} {cost:+.3f}" for label, cost in costs) or "-"
+        lines.append(f"| {p.name} | {edge(p).edge_pct:.3f}% | {ref.name} | {text} |")
+    lines += [
+        "",
+        "Published figures for rule sets made from the reference profiles (the Wizard of "
+        "Odds appendix plays a composition-dependent strategy, a shade better for the "
+        "player than this total-dependent one):",
+        "",
+        "| rules | published | croupier edge | difference | source |",
+        "|---|---|---|---|---|",
+    ]
+    for label, base, changes, figure, source in PUBLISHED:
+        ours = edge(replace(rules.shipped(base), **changes)).edge_pct
+        lines.append(
+            f"| {label} | {figure:.4f}% | {ours:.4f}% | {ours - figure:+.4f} | <{source}> |"
+        )
+    lines += [
+        "",
+        "Against `croupier simulate` (the same strategy through the engine): docs/benchmarks.md.",
+        "",
+    ]
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:

@@ -29,10 +29,10 @@ every table is computed once per profile and cached.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 from controller.engine.cards import VALUE
+from controller.engine.edge import Played
 from controller.engine.profile import RuleProfile
 
 # Infinite deck: the probability of each point value (ace = 1).
@@ -80,31 +80,9 @@ def dealer_no_blackjack(up: int, h17: bool) -> tuple[DealerDist, float]:
     return tuple(a / rest for a in acc), bj
 
 
-@dataclass(frozen=True)
-class Rules:
-    """What the EVs depend on, out of a profile (hashable: the cache key)."""
-
-    h17: bool
-    peek: bool  # no decision is taken against a dealer blackjack
-    enhc_all: bool  # a dealer blackjack after play takes doubles and splits too
-    double_totals: tuple[int, ...]
-    das: bool
-    surrender: bool
-    forced_to: int
-    forced_hard: bool
-
-    @classmethod
-    def of(cls, p: RuleProfile) -> Rules:
-        return cls(
-            h17=p.dealer_hits_soft_17,
-            peek=p.hole_card and p.peek,
-            enhc_all=p.enhc_loses == "all",
-            double_totals=p.double_totals,
-            das=p.double_after_split,
-            surrender=p.surrender,
-            forced_to=p.forced_draw_to,
-            forced_hard=p.forced_draw_total == "hard",
-        )
+# What the values depend on, out of a profile (hashable: the cache key): the
+# calculator's reading of the rules, so both model the same game.
+Rules = Played
 
 
 class Model:

@@ -14,7 +14,7 @@ time and are not counted, so the window fills again from the restart.
 - drop: the cash and markers exchanged for chips at the table. The table has
   no sensor on its drop box, so it is null (see docs/surveillance.md);
 - theoretical win: the stakes the rounds closed on times the profile's house
-  edge under basic strategy (`edges.py`, measured with `croupier simulate`),
+  edge under basic strategy (`edges.py`, computed by `croupier edge`),
   against the actual win (the house's net).
 """
 

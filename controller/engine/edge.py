@@ -1,0 +1,715 @@
+"""The house edge of a rule profile by probability, and the strategy it is the edge of.
+
+No dealing: every player hand that can arise is a *composition* (how many
+cards of each point value it holds), and every value below is computed for
+the shoe that remains once that composition and the dealer's up card are out:
+
+- the dealer's final totals (17-21, bust) for each up card, drawing without
+  replacement from that remaining shoe, for all compositions at once (numpy
+  vectors over the compositions, one step per dealer card sequence);
+- the value of standing, hitting and doubling for each composition, by
+  recursion from the highest hard total down (a hit leads to a composition
+  with one more card, already valued);
+- the strategy: **total-dependent**. Hit or stand is decided per (soft or
+  hard total, up card) for all compositions of that total together,
+  weighted by how often the strategy reaches each; double, surrender and
+  split are decided per two-card total (per pair), weighted by how often
+  each two-card hand is dealt. Those are the tables `croupier simulate`
+  plays (sim/strategy.py reads them from here);
+- the edge: each dealt hand (both cards and the up card removed) played by
+  that strategy, every later card removed as it is drawn.
+
+Approximations, stated: (1) off the top of a full shoe (no cut card, no
+other boxes' cards); (2) a split hand is valued with only its own two cards
+and the up card removed (not the other half of the pair), and resplits by the
+expected number of hands, the chance of pairing again taken from the shoe
+less the pair; (3) with a peeking hole card the dealer's hole card is
+conditioned on "no blackjack" at the moment the player stands, as in every
+combinatorial analyser; (4) no hole card with only the original stake lost:
+the dealer's blackjack is weighed per hand (the box's first hand loses its
+stake, later split hands and doubles come back), busted hands lose all.
+
+Pure computation: no I/O. The engine's rules are read off the profile; the
+result is cached per set of played rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+
+import numpy as np
+
+from .profile import RuleProfile
+
+ACE, TEN = 0, 9  # column of a point value v is v - 1
+COLUMNS = "23456789TA"  # strategy table columns: up cards 2..9, ten, ace
+UP_ORDER = (1, 2, 3, 4, 5, 6, 7, 8, 9, 0)  # point-value index of each column
+OUT = 6  # dealer outcomes: final 17, 18, 19, 20, 21, bust
+
+
+# --------------------------------------------------------------- the rules that play
+@dataclass(frozen=True, slots=True)
+class Played:
+    """The settings that change what a hand is worth (the cache key)."""
+
+    decks: int
+    h17: bool
+    peek: bool  # hole card and peek: no decision is taken against a dealer blackjack
+    enhc_all: bool  # without a peek, the dealer's blackjack takes doubles and splits
+    double_totals: tuple[int, ...]
+    das: bool
+    max_hands: int
+    ace_hands: int  # hands a box may hold from splitting aces
+    split_tens: bool  # False where a pair must be the same rank (10-J cannot split)
+    surrender: bool
+    surrender_min: int
+    surrender_with_ace: bool
+    surrender_vs_ace: bool
+    bj_pays: float
+    bj_paid: str  # never, unless_dealer_ace, always
+    bj_push: bool  # a blackjack against a dealer blackjack pushes (else loses)
+    closed_card: bool
+    forced_to: int
+    forced_hard: bool
+
+    @classmethod
+    def of(cls, p: RuleProfile) -> Played:
+        return cls(
+            decks=p.decks,
+            h17=p.dealer_hits_soft_17,
+            peek=p.hole_card and p.peek,
+            enhc_all=p.enhc_loses == "all",
+            double_totals=p.double_totals,
+            das=p.double_after_split,
+            max_hands=p.max_hands,
+            ace_hands=p.max_ace_hands if p.resplit_aces else min(2, p.max_ace_hands),
+            # With rank matching only same-rank tens split; basic strategy never splits
+            # tens, so the calculator does not offer it (a ten pair stands as 20).
+            split_tens=p.split_match == "value",
+            surrender=p.surrender,
+            surrender_min=p.surrender_min_total,
+            surrender_with_ace=p.surrender_with_ace,
+            surrender_vs_ace=p.surrender_vs_ace,
+            bj_pays=float(p.blackjack_pays),
+            bj_paid=p.blackjack_paid_at_once,
+            bj_push=p.blackjack_vs_dealer_blackjack == "push",
+            closed_card=p.player_closed_card,
+            forced_to=p.forced_draw_to,
+            forced_hard=p.forced_draw_total == "hard",
+        )
+
+
+# What the rules allow, as the calculator reads them (a test holds these to the
+# engine's own refusals, decision by decision).
+def may_stand(r: Played, hard: int, best: int) -> bool:
+    """A hand may stand (a hand of 21 ends by itself)."""
+    if not r.forced_to or best == 21:
+        return True
+    return (hard if r.forced_hard else best) >= r.forced_to
+
+
+def may_double(r: Played, hard: int, best: int) -> bool:
+    """A two-card hand (not split aces; after a split only with `das`) may double."""
+    t = r.double_totals
+    return not t or hard in t or best in t
+
+
+def may_surrender(r: Played, hard: int, has_ace: bool, up: int) -> bool:
+    """The box's first two cards, before any split, may surrender against `up`."""
+    return (
+        r.surrender
+        and hard >= r.surrender_min
+        and (r.surrender_with_ace or not has_ace)
+        and (r.surrender_vs_ace or up != 1)
+    )
+
+
+def split_limit(r: Played, value: int) -> int:
+    """The hands a box may hold from splitting a pair of `value` (1: aces)."""
+    return r.ace_hands if value == 1 else r.max_hands
+
+
+# ------------------------------------------------------------ the hands that can arise
+@dataclass(frozen=True)
+class Hands:
+    """Every player composition of two or more cards with a hard total up to 21."""
+
+    counts: np.ndarray  # (B, 10) cards of each point value
+    size: np.ndarray  # (B,)
+    hard: np.ndarray  # (B,) aces as 1
+    best: np.ndarray  # (B,) the total the hand plays as
+    soft: np.ndarray  # (B,) bool: an ace counts 11
+    child: np.ndarray  # (B, 10) index of the hand after one more card, -1 if it busts
+    index: dict[tuple[int, ...], int]
+    pair_index: dict[tuple[int, int], int]  # two-card hands by their two values (1..10)
+
+
+@cache
+def hands() -> Hands:
+    found: list[tuple[int, ...]] = []
+
+    def walk(rank: int, hard: int, counts: list[int]) -> None:
+        if rank == 10:
+            if sum(counts) >= 2:
+                found.append(tuple(counts))
+            return
+        k = 0
+        while hard + k * (rank + 1) <= 21:
+            counts.append(k)
+            walk(rank + 1, hard + k * (rank + 1), counts)
+            counts.pop()
+            k += 1
+
+    walk(0, 0, [])
+    found.sort(key=lambda c: (sum((i + 1) * n for i, n in enumerate(c)), sum(c)))
+    index = {c: i for i, c in enumerate(found)}
+    counts = np.array(found, dtype=np.int64)
+    values = np.arange(1, 11)
+    hard = counts @ values
+    soft = (counts[:, ACE] > 0) & (hard <= 11)
+    child = np.full((len(found), 10), -1, dtype=np.int64)
+    for i, c in enumerate(found):
+        for r in range(10):
+            nxt = list(c)
+            nxt[r] += 1
+            child[i, r] = index.get(tuple(nxt), -1)
+    pair_index = {}
+    for a in range(1, 11):
+        for b in range(1, 11):
+            c2 = [0] * 10
+            c2[a - 1] += 1
+            c2[b - 1] += 1
+            pair_index[(a, b)] = index[tuple(c2)]
+    return Hands(
+        counts=counts,
+        size=counts.sum(axis=1),
+        hard=hard,
+        best=np.where(soft, hard + 10, hard),
+        soft=soft,
+        child=child,
+        index=index,
+        pair_index=pair_index,
+    )
+
+
+# ------------------------------------------------------------------- the dealer
+@cache
+def _dealer_graph(up: int, h17: bool) -> tuple[tuple[tuple[int, int, int, int, int], ...], int]:
+    """The dealer's draws from up card `up` (point value) as a flat program.
+
+    Each step is (state, its cards drawn so far, card, how many of that card the
+    state holds, target): the target is a later state (>= 0) or a final outcome
+    (-1 - outcome). States are the multisets of cards drawn, numbered in the order
+    they are reached, so one pass over the program evaluates them all.
+    """
+    states: dict[tuple[int, ...], int] = {}
+    order: list[tuple[int, ...]] = []
+    steps: list[tuple[int, int, int, int, int]] = []
+
+    def outcome(drawn: tuple[int, ...]) -> int | None:
+        hard = up + sum((i + 1) * n for i, n in enumerate(drawn))
+        ace = up == 1 or drawn[ACE] > 0
+        if hard > 21:
+            return 5
+        total = hard + 10 if ace and hard <= 11 else hard
+        if total > 17 or (total == 17 and not (h17 and ace and hard == 7)):
+            return total - 17
+        return None
+
+    start = (0,) * 10
+    states[start] = 0
+    order.append(start)
+    i = 0
+    while i < len(order):
+        drawn = order[i]
+        n = sum(drawn)
+        for card in range(10):
+            nxt = list(drawn)
+            nxt[card] += 1
+            key = tuple(nxt)
+            out = outcome(key)
+            if out is None:
+                if key not in states:
+                    states[key] = len(order)
+                    order.append(key)
+                target = states[key]
+            else:
+                target = -1 - out
+            steps.append((i, n, card, drawn[card], target))
+        i += 1
+    return tuple(steps), len(order)
+
+
+def dealer(shoe: np.ndarray, up: int, h17: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(final totals given no dealer blackjack (B, 6), P(blackjack) (B,)) for each shoe.
+
+    `shoe` (B, 10) is what the shoe holds once the up card and the player's cards
+    are out; the dealer draws from it without replacement.
+    """
+    program, count = _dealer_graph(up, h17)
+    b = shoe.shape[0]
+    total = shoe.sum(axis=1)
+    bj_card = TEN if up == 1 else ACE if up == 10 else -1
+    first_total = total - shoe[:, bj_card] if bj_card >= 0 else total
+    p_bj = shoe[:, bj_card] / total if bj_card >= 0 else np.zeros(b)
+    inv = {0: 1.0 / np.maximum(first_total, 1)}
+    prob = np.zeros((count, b))
+    prob[0] = 1.0
+    out = np.zeros((OUT, b))
+    weights: dict[tuple[int, int, int], np.ndarray] = {}
+    tmp = np.empty(b)
+    for s, n, card, k, target in program:
+        if n == 0 and card == bj_card:
+            continue  # the hole card that would make a blackjack: conditioned away
+        key = (n, card, k)
+        w = weights.get(key)
+        if w is None:
+            if n not in inv:
+                inv[n] = 1.0 / np.maximum(total - n, 1)
+            w = np.maximum(shoe[:, card] - k, 0) * inv[n]
+            weights[key] = w
+        np.multiply(prob[s], w, out=tmp)
+        if target >= 0:
+            prob[target] += tmp
+        else:
+            out[-1 - target] += tmp
+    return out.T, p_bj
+
+
+# ------------------------------------------------------------------ the strategy
+@dataclass(frozen=True)
+class Strategy:
+    """Total-dependent tables: rows by total, one code per up card 2..9, T, A.
+
+    Codes (as sim/strategy.py plays them): H hit, S stand, D double else hit,
+    d double else stand, P split, R surrender else hit, r surrender else stand,
+    Q surrender else split.
+    """
+
+    hard: dict[int, str]
+    soft: dict[int, str]
+    pairs: dict[int, str]
+
+
+@dataclass(frozen=True)
+class EdgeResult:
+    edge_pct: float  # house edge, % of the initial stake
+    strategy: Strategy
+    by_up: dict[str, float]  # the player's EV per unit with each up card
+
+
+APPROXIMATION = (
+    "total-dependent strategy (hit/stand by total; double, surrender and split by the "
+    "two-card total or pair); every card removed as it is drawn (the initial hand, the "
+    "up card, each hit, the dealer's draws); off the top of a full shoe; split hands "
+    "valued with their own cards removed, resplits by the expected number of hands"
+)
+
+
+def edge(profile: RuleProfile) -> EdgeResult:
+    return _edge(Played.of(profile))
+
+
+@cache
+def _edge(r: Played) -> EdgeResult:
+    return _Solver(r).run()
+
+
+@dataclass(frozen=True)
+class Values:
+    """Per composition, in one context: the value of standing, hitting (then playing
+    on by the strategy), doubling, and of the strategy's hit-or-stand; `hs` is that
+    hit-or-stand per (soft, total)."""
+
+    stand: np.ndarray
+    hit: np.ndarray
+    double: np.ndarray
+    value: np.ndarray
+    hs: dict[tuple[bool, int], str]
+
+
+class _Solver:
+    """One profile's computation; every array is over the compositions (hands())."""
+
+    def __init__(self, r: Played) -> None:
+        self.r = r
+        self.h = hands()
+        full = np.full(10, 4.0 * r.decks)
+        full[TEN] = 16.0 * r.decks
+        self.full = full
+        self.stand_ok = self._may_stand()
+
+    def _may_stand(self) -> np.ndarray:
+        h = self.h
+        return np.array(
+            [may_stand(self.r, int(a), int(b)) for a, b in zip(h.hard, h.best, strict=True)]
+        )
+
+    def may_double(self, hard: int, best: int) -> bool:
+        return may_double(self.r, hard, best)
+
+    def may_surrender(self, hard: int, has_ace: bool, up: int) -> bool:
+        return may_surrender(self.r, hard, has_ace, up)
+
+    def run(self) -> EdgeResult:
+        h = self.h
+        hard_rows = {t: ["H"] * 10 for t in range(4, 22)}
+        soft_rows = {t: ["H"] * 10 for t in range(12, 22)}
+        pair_rows = {v: ["H"] * 10 for v in range(1, 11)}
+        by_up: dict[str, float] = {}
+        total_ev = 0.0
+        n_full = self.full.sum()
+        for col, upi in enumerate(UP_ORDER):
+            shoe = self.full - h.counts
+            shoe[:, upi] -= 1
+            ev, cells, pcells = _UpCard(self, upi + 1, np.maximum(shoe, 0.0)).run()
+            for (soft, t), code in cells.items():
+                rows = soft_rows if soft else hard_rows
+                if t in rows:
+                    rows[t][col] = code
+            for v, code in pcells.items():
+                pair_rows[v][col] = code
+            by_up[COLUMNS[col]] = ev
+            total_ev += self.full[upi] / n_full * ev
+        strategy = Strategy(
+            hard={t: "".join(row) for t, row in hard_rows.items()},
+            soft={t: "".join(row) for t, row in soft_rows.items()},
+            pairs={v: "".join(row) for v, row in pair_rows.items()},
+        )
+        return EdgeResult(edge_pct=float(-100.0 * total_ev), strategy=strategy, by_up=by_up)
+
+
+class _UpCard:
+    """Everything against one up card."""
+
+    def __init__(self, solver: _Solver, up: int, shoe: np.ndarray) -> None:
+        self.s = solver
+        self.r = solver.r
+        self.h = solver.h
+        self.up = up
+        dist, p_bj = dealer(shoe, up, self.r.h17)
+        self.p_bj = p_bj  # at a two-card composition: the round's chance of a dealer blackjack
+        self.draw = shoe / shoe.sum(axis=1)[:, None]  # (B, 10): the next card, per hand
+        self.sn = _stand_given_no_blackjack(dist, self.h.best)
+        after_up = solver.full.copy()
+        after_up[up - 1] -= 1
+        self.deal_w = _deal_weights(self.h, after_up)
+        self.multiset_w = _multiset_weights(self.h, after_up)
+        self.two = self.h.size == 2
+
+    def contexts(self) -> dict[str, tuple[np.ndarray, float, float]]:
+        """Per context: (P(dealer blackjack) at each hand, what it takes of a stood hand,
+        of a doubled one). The peek game conditions it away; without a peek the box's
+        first hand and later split hands differ only under `enhc_loses = original`."""
+        r = self.r
+        if r.peek:
+            return {"first": (np.zeros_like(self.p_bj), 0.0, 0.0)}
+        if r.enhc_all:
+            return {"first": (self.p_bj, 1.0, 2.0)}
+        return {"first": (self.p_bj, 1.0, 1.0), "other": (self.p_bj, 0.0, 0.0)}
+
+    def run(self) -> tuple[float, dict[tuple[bool, int], str], dict[int, str]]:
+        h = self.h
+        ctx = self.contexts()
+        # Pass 1 decides hit/stand weighting each composition by its chance of being
+        # drawn; pass 2 by how often the pass-1 strategy actually holds it.
+        weights = self.multiset_w
+        for _ in range(2):
+            vals = self.values(ctx["first"], weights)
+            cells = self.cells(vals)
+            weights = self.reach(vals.hs, cells)
+        values = {name: self.values(c, weights, vals.hs) for name, c in ctx.items()}
+        first = values["first"]
+        other = values.get("other", first)
+        ev = 0.0
+        pcells: dict[int, str] = {}
+        self.dealt: dict[tuple[int, int], float] = {}  # each dealt hand's value (a <= b)
+        for a in range(1, 11):
+            for b in range(a, 11):
+                i = h.pair_index[(a, b)]
+                w = float(self.deal_w[i])
+                key = (bool(h.soft[i]), int(h.best[i]))
+                pbj0 = float(self.p_bj[i])
+                if {a, b} == {1, 10}:
+                    self.dealt[(a, b)] = self.blackjack(pbj0)
+                    ev += w * self.dealt[(a, b)]
+                    continue
+                code = cells[key]
+                value = self.first_value(i, code, first)
+                if a == b:
+                    code, value = self.pair(a, i, code, value, cells, first, other)
+                    pcells[a] = code
+                self.dealt[(a, b)] = self.settle(value, pbj0)
+                ev += w * self.dealt[(a, b)]
+        return ev, cells, pcells
+
+    def settle(self, value: float, pbj0: float) -> float:
+        """A decision's value in the round: with a peek, the blackjack was found first."""
+        if self.r.peek:
+            return -pbj0 + (1 - pbj0) * value
+        return value  # no hole card: the dealer's blackjack is inside each value
+
+    def blackjack(self, pbj0: float) -> float:
+        r = self.r
+        paid = r.bj_paid == "always" or (r.bj_paid == "unless_dealer_ace" and self.up != 1)
+        # A closed card (002) turns over after the peek: a dealer blackjack ends it first.
+        if paid and not (r.peek and r.closed_card):
+            return r.bj_pays
+        return pbj0 * (0.0 if r.bj_push else -1.0) + (1 - pbj0) * r.bj_pays
+
+    # ----------------------------------------------------------- values per context
+    def values(
+        self,
+        ctx: tuple[np.ndarray, float, float],
+        weights: np.ndarray,
+        fixed_hs: dict[tuple[bool, int], str] | None = None,
+    ) -> Values:
+        """Stand, hit, double for every composition; hit or stand decided per total."""
+        h = self.h
+        pb, lose_stood, lose_doubled = ctx
+        stand = (1 - pb) * self.sn - pb * lose_stood
+        child = h.child
+        bust = child < 0
+        safe = np.where(bust, 0, child)
+        doubled = (1 - pb) * 2 * self.sn - pb * lose_doubled
+        double = (self.draw * np.where(bust, -2.0, doubled[safe])).sum(axis=1)
+        value = np.zeros(len(stand))
+        hit = np.zeros(len(stand))
+        hs: dict[tuple[bool, int], str] = {}
+        for t in range(21, 1, -1):
+            idx = np.nonzero(h.hard == t)[0]
+            if not len(idx):
+                continue
+            nxt = np.where(bust[idx], -1.0, value[safe[idx]])
+            hit[idx] = (self.draw[idx] * nxt).sum(axis=1)
+            for soft in (False, True):
+                sel = idx[h.soft[idx] == soft]
+                if not len(sel):
+                    continue
+                key = (soft, int(h.best[sel[0]]))
+                if fixed_hs is not None:
+                    choice = fixed_hs[key]
+                elif key[1] == 21:
+                    choice = "S"  # a hand ends by itself at 21
+                elif not self.s.stand_ok[sel].all():
+                    choice = "H"
+                else:
+                    w = weights[sel]
+                    if w.sum() <= 0:
+                        w = self.multiset_w[sel]
+                    choice = "S" if float((w * (stand[sel] - hit[sel])).sum()) >= 0 else "H"
+                hs[key] = choice
+                value[sel] = stand[sel] if choice == "S" else hit[sel]
+        return Values(stand=stand, hit=hit, double=double, value=value, hs=hs)
+
+    # ---------------------------------------------------------------- two-card cells
+    def cells(self, vals: Values) -> dict[tuple[bool, int], str]:
+        """Each total's code: double or surrender where the two-card hands gain by it."""
+        h, s = self.h, self.s
+        out: dict[tuple[bool, int], str] = {}
+        for key, choice in vals.hs.items():
+            soft, best = key
+            sel = np.nonzero(self.two & (h.soft == soft) & (h.best == best))[0]
+            if not len(sel) or best == 21:
+                out[key] = choice
+                continue
+            plain = sel[h.counts[sel].max(axis=1) < 2]
+            if len(plain):
+                sel = plain  # pairs have their own row; the total's code is for the rest
+            w = self.deal_w[sel]
+            base = vals.stand if choice == "S" else vals.hit
+            options = {choice: float((w * base[sel]).sum())}
+            hard = best - 10 if soft else best
+            if s.may_double(hard, best):
+                options["D"] = float((w * vals.double[sel]).sum())
+            if s.may_surrender(hard, soft, self.up):
+                options["R"] = -0.5 * float(w.sum())
+            pick = max(options, key=options.__getitem__)
+            if pick in ("D", "R"):
+                out[key] = pick if choice == "H" else pick.lower()
+            else:
+                out[key] = choice
+        return out
+
+    def reach(
+        self, hs: dict[tuple[bool, int], str], cells: dict[tuple[bool, int], str]
+    ) -> np.ndarray:
+        """How often the strategy holds each composition at a hit-or-stand decision."""
+        h = self.h
+        reach = np.zeros(len(h.hard))
+        two = np.nonzero(self.two)[0]
+        for i in two:
+            if cells[(bool(h.soft[i]), int(h.best[i]))] in ("H", "S"):
+                reach[i] = self.deal_w[i]
+        hits = np.array([hs[(bool(s), int(b))] == "H" for s, b in zip(h.soft, h.best, strict=True)])
+        for t in range(2, 22):
+            idx = np.nonzero((h.hard == t) & hits & (reach > 0))[0]
+            if not len(idx):
+                continue
+            kids = h.child[idx]
+            flow = reach[idx][:, None] * self.draw[idx]
+            ok = kids >= 0
+            np.add.at(reach, kids[ok], flow[ok])
+        return reach
+
+    def first_value(self, i: int, code: str, vals: Values) -> float:
+        """A dealt hand's value under its code, every first-hand option open."""
+        if code in ("D", "d"):
+            return float(vals.double[i])
+        if code in ("R", "r"):
+            return -0.5
+        return float(vals.value[i])
+
+    def split_hand_value(self, i: int, code: str, vals: Values) -> float:
+        """A two-card hand made by a split: no surrender; a double only after-split rules allow."""
+        if int(self.h.best[i]) == 21:
+            return float(vals.stand[i])
+        if code in ("D", "d") and self.r.das:
+            return float(vals.double[i])
+        return float(vals.value[i])  # the total's hit or stand
+
+    # ---------------------------------------------------------------------- pairs
+    def pair(
+        self,
+        v: int,
+        i: int,
+        code: str,
+        plain: float,
+        cells: dict[tuple[bool, int], str],
+        first: Values,
+        other: Values,
+    ) -> tuple[str, float]:
+        """(the pair's code, its value) once splitting is weighed."""
+        r, h = self.r, self.h
+        limit = split_limit(r, v)
+        if (v == 10 and not r.split_tens) or limit < 2:
+            return code, plain
+        p_next = self.draw[i]  # the shoe less the pair and the up card
+        q = float(p_next[v - 1])
+
+        def per_hand(vals: Values) -> float:
+            """A split hand's value averaged over how it ends (expected-hands weights)."""
+            mixed = 0.0
+            for x in range(1, 11):
+                if x == v:
+                    continue
+                j = h.pair_index[(v, x)]
+                if v == 1:
+                    val = float(vals.stand[j])  # split aces: one card each
+                else:
+                    val = self.split_hand_value(j, cells[(bool(h.soft[j]), int(h.best[j]))], vals)
+                mixed += float(p_next[x - 1]) * val
+            non_pair = mixed / (1 - q)
+            same = float(vals.stand[i]) if v == 1 else self.split_hand_value(i, code, vals)
+            return (e_np * non_pair + e_pp * same) / (e_np + e_pp)
+
+        e_np, e_pp = _split_counts(q, limit)
+        hands_ = e_np + e_pp
+        split = per_hand(first) + (hands_ - 1) * per_hand(other)
+        options = {"P": split, "plain": plain}
+        if self.s.may_surrender(2 * v, v == 1, self.up):
+            options["R"] = -0.5
+        ranked = sorted(options, key=options.__getitem__, reverse=True)
+        if ranked[0] == "P":
+            return "P", split
+        if ranked[0] == "R":
+            if ranked[1] == "P":
+                return "Q", -0.5
+            hs = "S" if code in ("S", "d", "r") else "H"
+            return ("R" if hs == "H" else "r"), -0.5
+        return code, plain
+
+
+def _stand_given_no_blackjack(dist: np.ndarray, best: np.ndarray) -> np.ndarray:
+    ev = dist[:, 5].copy()  # the dealer busts
+    for k in range(5):
+        d = 17 + k
+        ev += np.where(best > d, dist[:, k], np.where(best < d, -dist[:, k], 0.0))
+    return ev
+
+
+def _deal_weights(h: Hands, shoe: np.ndarray) -> np.ndarray:
+    """The chance of each two-card hand being dealt from `shoe` (zero elsewhere)."""
+    n = shoe.sum()
+    w = np.zeros(len(h.hard))
+    for (a, b), i in h.pair_index.items():
+        if a > b:
+            continue
+        first = shoe[a - 1]
+        second = shoe[b - 1] - (1 if a == b else 0)
+        w[i] = max(first * second, 0.0) / (n * (n - 1)) * (1 if a == b else 2)
+    return w
+
+
+@cache
+def _log_factorials(n: int) -> np.ndarray:
+    return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+
+
+def _multiset_weights(h: Hands, shoe: np.ndarray) -> np.ndarray:
+    """The chance that the first cards drawn from `shoe` are exactly each composition."""
+    n = int(shoe.sum())
+    lf = _log_factorials(n)
+    counts = h.counts
+    have = shoe.astype(np.int64)[None, :]
+    ok = (counts <= have).all(axis=1)
+    left = np.maximum(have - counts, 0)
+    log_w = (lf[have] - lf[left] - lf[counts]).sum(axis=1)
+    k = h.size
+    log_w -= lf[n] - lf[n - k] - lf[k]
+    return np.where(ok, np.exp(log_w), 0.0)
+
+
+def _split_counts(q: float, limit: int) -> tuple[float, float]:
+    """Expected final hands of a split: (a pair card and another, a pair that may not split
+    again), when each new card pairs with chance `q` and a box holds `limit` hands."""
+
+    @cache
+    def go(hands: int, pending: int) -> tuple[float, float]:
+        if pending == 0:
+            return 0.0, 0.0
+        np_, pp = go(hands, pending - 1)
+        if hands < limit:
+            a, b = go(hands + 1, pending + 1)
+            return (1 - q) * (1 + np_) + q * a, (1 - q) * pp + q * b
+        return (1 - q) * (1 + np_) + q * np_, (1 - q) * pp + q * (1 + pp)
+
+    return go(2, 2)
+
+
+# -------------------------------------------------------------- what each rule costs
+# Settings that play together, named as a games manager would; each group is
+# priced by changing it alone on a reference profile.
+RULE_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("decks", ("decks",)),
+    ("dealer hits soft 17", ("dealer_hits_soft_17",)),
+    ("hole card and peek", ("hole_card", "peek")),
+    ("what a dealer blackjack takes without a peek", ("enhc_loses",)),
+    ("doubling totals", ("double_totals",)),
+    ("double after split", ("double_after_split",)),
+    ("hands from splits", ("max_hands",)),
+    ("resplitting aces", ("resplit_aces", "max_ace_hands")),
+    ("pairs by rank or value", ("split_match",)),
+    (
+        "surrender",
+        ("surrender", "surrender_min_total", "surrender_with_ace", "surrender_vs_ace"),
+    ),
+    ("blackjack pays", ("blackjack_pays",)),
+    ("blackjack paid at once", ("blackjack_paid_at_once", "player_closed_card")),
+    ("blackjack against a dealer blackjack", ("blackjack_vs_dealer_blackjack",)),
+    ("forced draw", ("forced_draw_to", "forced_draw_total")),
+)
+
+
+def rule_costs(profile: RuleProfile, reference: RuleProfile) -> list[tuple[str, float]]:
+    """(rule, what it adds to the house edge in points) for each rule group in which
+    `profile` plays differently from `reference`, each priced alone on the reference."""
+    base = edge(reference).edge_pct
+    out = []
+    for label, names in RULE_GROUPS:
+        changed = replace(reference, **{n: getattr(profile, n) for n in names})
+        if Played.of(changed) == Played.of(reference):
+            continue
+        out.append((label, float(edge(changed).edge_pct - base)))
+    return out
