@@ -22,6 +22,8 @@ SUBCOMMANDS = (
     "calibrate",
     "check_config",
     "audit",
+    "recorder",
+    "floor",
 )
 
 

@@ -1,0 +1,188 @@
+"""The recorder's writes: one transaction per batch of messages, a few set-based
+statements each (unnest of arrays, not a statement per row), every insert
+`ON CONFLICT DO NOTHING`: the first copy of an id is kept, a repeat changes
+nothing. The per-table seq bookkeeping is written in the same transaction,
+so what a restarted recorder reads back is exactly what was committed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.floor.gaps import TableSeqs
+from controller.floor.parse import Alert, Event, Info, Outcome
+
+SETTLED = ("round_settled", "round_voided")
+
+
+@dataclass
+class Written:
+    events: list[Event] = field(default_factory=list)  # newly inserted
+    outcomes: int = 0
+    alerts: int = 0
+    duplicates: int = 0
+    unmatched: list[tuple[str, int]] = field(default_factory=list)  # settled, no outcome yet
+
+
+@dataclass
+class Batch:
+    events: list[Event] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+    alerts: list[Alert] = field(default_factory=list)
+    infos: dict[str, Info] = field(default_factory=dict)
+    answers: list[tuple[str, bool, int | None, str | None]] = field(default_factory=list)
+    lost: list[tuple[str, int, int, str]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.events) + len(self.outcomes) + len(self.alerts) + len(self.infos)
+
+
+def _first(items: Iterable[Any], key: Any) -> list[Any]:
+    """De-duplicated by `key`, the first copy kept (a batch can hold a repeat)."""
+    seen: set[Any] = set()
+    out = []
+    for item in items:
+        k = key(item)
+        if k not in seen:
+            seen.add(k)
+            out.append(item)
+    return out
+
+
+def write(cur: Any, batch: Batch, seqs: dict[str, TableSeqs]) -> Written:
+    """Everything in `batch`, in the caller's transaction. `seqs` (already updated with
+    the batch) gives each touched table's bookkeeping to store."""
+    done = Written()
+    events = _first(batch.events, lambda e: e.event_id)
+    if events:
+        cur.execute(
+            "INSERT INTO floor_events (table_id, seq, event_id, round, type, payload) "
+            "SELECT t, s, i, r, y, p::jsonb FROM unnest(%s::text[], %s::bigint[], %s::text[], "
+            "%s::int[], %s::text[], %s::text[]) AS u(t, s, i, r, y, p) "
+            "ON CONFLICT DO NOTHING RETURNING event_id",
+            (
+                [e.table for e in events],
+                [e.seq for e in events],
+                [e.event_id for e in events],
+                [e.round for e in events],
+                [e.type for e in events],
+                [e.raw for e in events],
+            ),
+        )
+        fresh = {row[0] for row in cur.fetchall()}
+        done.events = [e for e in events if e.event_id in fresh]
+    outcomes = _first(batch.outcomes, lambda o: o.outcome_id)
+    if outcomes:
+        cur.execute(
+            "INSERT INTO floor_outcomes (outcome_id, table_id, round, seq, voided, staked, "
+            "insured, house_net, payload) SELECT i, t, r, s, v, st::numeric, ins::numeric, "
+            "n::numeric, p::jsonb FROM unnest(%s::text[], %s::text[], %s::int[], %s::bigint[], "
+            "%s::bool[], %s::text[], %s::text[], %s::text[], %s::text[]) "
+            "AS u(i, t, r, s, v, st, ins, n, p) ON CONFLICT DO NOTHING",
+            (
+                [o.outcome_id for o in outcomes],
+                [o.table for o in outcomes],
+                [o.round for o in outcomes],
+                [o.seq for o in outcomes],
+                [o.voided for o in outcomes],
+                [str(o.staked) for o in outcomes],
+                [str(o.insured) for o in outcomes],
+                [str(o.house_net) for o in outcomes],
+                [o.raw for o in outcomes],
+            ),
+        )
+        done.outcomes = cur.rowcount
+    alerts = _first(batch.alerts, lambda a: a.alert_id)
+    if alerts:
+        cur.execute(
+            "INSERT INTO floor_alerts (alert_id, table_id, kind, round, payload) "
+            "SELECT i, t, k, r, p::jsonb FROM unnest(%s::text[], %s::text[], %s::text[], "
+            "%s::int[], %s::text[]) AS u(i, t, k, r, p) ON CONFLICT DO NOTHING",
+            (
+                [a.alert_id for a in alerts],
+                [a.table for a in alerts],
+                [a.kind for a in alerts],
+                [a.round for a in alerts],
+                [a.raw for a in alerts],
+            ),
+        )
+        done.alerts = cur.rowcount
+    done.duplicates = (
+        len(batch.events) - len(done.events)
+        + len(batch.outcomes) - done.outcomes
+        + len(batch.alerts) - done.alerts
+    )
+    settled = [e for e in done.events if e.type in SETTLED]
+    if settled:
+        # Settled rounds whose outcome is not held (it may come later, or have been lost).
+        cur.execute(
+            "SELECT t, s FROM unnest(%s::text[], %s::bigint[], %s::int[]) AS u(t, s, r) "
+            "WHERE NOT EXISTS (SELECT 1 FROM floor_outcomes o WHERE o.table_id = u.t "
+            "AND o.round = u.r)",
+            ([e.table for e in settled], [e.seq for e in settled], [e.round for e in settled]),
+        )
+        done.unmatched = [(row[0], row[1]) for row in cur.fetchall()]
+    for info in batch.infos.values():
+        cur.execute(
+            "INSERT INTO floor_tables (table_id, info) VALUES (%s, %s::jsonb) "
+            "ON CONFLICT (table_id) DO UPDATE SET info = EXCLUDED.info, last_seen = now()",
+            (info.table, info.raw),
+        )
+    touched = {e.table for e in events} | {t for t, *_ in batch.lost}
+    if touched:
+        names = sorted(touched)
+        cur.execute(
+            "INSERT INTO floor_tables AS f (table_id, contiguous_seq, highest_seq) "
+            "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[]) "
+            "ON CONFLICT (table_id) DO UPDATE SET "
+            "contiguous_seq = greatest(f.contiguous_seq, EXCLUDED.contiguous_seq), "
+            "highest_seq = greatest(f.highest_seq, EXCLUDED.highest_seq), last_seen = now()",
+            (names, [seqs[n].contiguous for n in names], [seqs[n].highest for n in names]),
+        )
+    for transaction, ok, to_seq, error in batch.answers:
+        cur.execute(
+            "UPDATE floor_repairs SET answered_at = now(), ok = %s, to_seq = %s, error = %s "
+            "WHERE transaction = %s AND answered_at IS NULL",
+            (ok, to_seq, error, transaction),
+        )
+    for table, first, last, reason in batch.lost:
+        cur.execute(
+            "INSERT INTO floor_lost (table_id, from_seq, to_seq, reason) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING",
+            (table, first, last, reason),
+        )
+    return done
+
+
+def load(cur: Any) -> dict[str, TableSeqs]:
+    """Each table's bookkeeping as committed: where a restarted recorder resumes."""
+    seqs: dict[str, TableSeqs] = {}
+    cur.execute("SELECT table_id, contiguous_seq, highest_seq FROM floor_tables")
+    for table, contiguous, highest in cur.fetchall():
+        seqs[table] = refresh(cur, TableSeqs(table, contiguous, top=highest), contiguous)
+    # Settled rounds of the last day without their outcome: still due.
+    cur.execute(
+        "SELECT e.table_id, e.seq FROM floor_events e WHERE e.type IN ('round_settled', "
+        "'round_voided') AND e.recorded_at > now() - interval '1 day' AND NOT EXISTS "
+        "(SELECT 1 FROM floor_outcomes o WHERE o.table_id = e.table_id AND o.round = e.round)"
+    )
+    for table, seq in cur.fetchall():
+        if table in seqs:
+            seqs[table].settled(seq, 0.0)
+    return seqs
+
+
+def refresh(cur: Any, seqs: TableSeqs, contiguous: int) -> TableSeqs:
+    """`seqs`' holdings read again from the database (another recorder may have
+    filled a hole): the stretches held above `contiguous`, as [first, last] pairs."""
+    cur.execute(
+        "SELECT min(seq), max(seq) FROM (SELECT seq, seq - row_number() OVER (ORDER BY seq) "
+        "AS run FROM floor_events WHERE table_id = %s AND seq > %s) AS s "
+        "GROUP BY run ORDER BY 1",
+        (seqs.table, contiguous),
+    )
+    seqs.contiguous = max(seqs.contiguous, contiguous)
+    seqs.held = [[a, b] for a, b in cur.fetchall()]
+    seqs.advance()  # a first stretch that starts right after `contiguous` joins it
+    return seqs
