@@ -67,6 +67,8 @@ class TableSeqs:
         else:
             held.insert(i, [seq, seq])
         self.advance()
+        if self.held and self.hole_since is None:
+            self.hole_since = now  # a jump: the grace runs from its first sight
 
     def lose(self, last: int) -> list[tuple[int, int]]:
         """Everything up to `last` that is not held is gone (the table no longer keeps
@@ -110,11 +112,12 @@ class TableSeqs:
 
     def ask(self, now: float) -> int | None:
         """The from_seq to request now, or None."""
+        if self.missing() is None and not self.outcome_due:
+            self.hole_since = self.asked_at = None
+            self.retry = RETRY_FIRST
+            return None
         from_seq = self.wanted(now)
         if from_seq is None:
-            self.hole_since = None
-            self.retry = RETRY_FIRST
-            self.asked_at = None
             return None
         if self.asked_at is not None:
             if self.contiguous > self.asked_contiguous:  # it is coming: wait

@@ -249,7 +249,7 @@ class Recorder:
             except psycopg.DataError as exc:
                 # A value the database will not take (a NUL in a text): rolled back. The
                 # batch goes again one message at a time, and only that one is refused.
-                self._reopen()
+                self._reload()
                 if len(items) == 1:
                     self.stats.refused += 1
                     log.error("message refused by the database (acknowledged, not kept): "
@@ -276,6 +276,16 @@ class Recorder:
         failed batch's effects on it are applied again, idempotently)."""
         tops = {t: s.top for t, s in self.seqs.items()}
         self._open_db()
+        self._tops(tops)
+
+    def _reload(self) -> None:
+        """After a rolled-back batch: the bookkeeping as committed."""
+        tops = {t: s.top for t, s in self.seqs.items()}
+        with self.conn.transaction(), self.conn.cursor() as cur:
+            self.seqs = store.load(cur)
+        self._tops(tops)
+
+    def _tops(self, tops: dict[str, int]) -> None:
         for table, top in tops.items():
             self.seqs.setdefault(table, TableSeqs(table)).seen_top(top)
 

@@ -177,6 +177,12 @@ def stop(proc: subprocess.Popen[bytes], timeout: float = 30) -> int:
         raise AssertionError("did not stop on SIGTERM in time") from None
 
 
+def croupier(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args], capture_output=True, text=True, timeout=300
+    )
+
+
 def query(url: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
     with psycopg.connect(url) as conn:
         rows: list[tuple[Any, ...]] = conn.execute(sql.encode(), params or None).fetchall()

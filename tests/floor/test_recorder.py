@@ -8,12 +8,11 @@ import csv
 import io
 import json
 import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 
 from controller.audit import replay
-from tests.floor.conftest import Postgres, query, start_recorder, stop, wait_until
+from tests.floor.conftest import Postgres, croupier, query, start_recorder, stop, wait_until
 from tests.service.conftest import BrokerProcess, sim_command
 
 
@@ -22,12 +21,6 @@ def sim(broker: BrokerProcess, state: Path, table: str, rounds: int, *extra: str
         "--table", table, "--rounds", str(rounds), "--seed", "7", "--no-fsync",
         "--broker", broker.url, "--state-dir", str(state), *extra,
     )  # fmt: skip
-
-
-def croupier(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args], capture_output=True, text=True, timeout=120
-    )
 
 
 def recorded(db: str, table: str) -> tuple[int, int, int]:
