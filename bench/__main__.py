@@ -8,6 +8,7 @@ import sys
 BENCHMARKS = (
     "engine", "vision", "vision_tail", "generic_views", "service", "drivers", "soak",
     "surveillance", "vision_photos", "vision_oof", "vision_adapt", "pace", "fuzz", "storage",
+    "floor",
 )
 
 

@@ -11,6 +11,8 @@ import subprocess
 from decimal import Decimal
 from pathlib import Path
 
+import psycopg
+
 from controller.audit import replay
 from tests.floor.conftest import Postgres, croupier, query, start_recorder, stop, wait_until
 from tests.service.conftest import BrokerProcess, sim_command
@@ -116,6 +118,8 @@ def test_a_gap_is_repaired_from_the_table_with_republish(
 
 
 def _settled(state: Path) -> int:
+    if not (state / "table.db").exists():
+        return 0  # the table is starting
     return sum(1 for topic, _ in replay(state) if topic == "outcome")
 
 
@@ -143,3 +147,44 @@ def test_the_recorder_rides_through_a_database_restart(
     assert check.returncode == 0, check.stdout + check.stderr
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     assert any(line["msg"] == "floor database open" for line in lines[1:])  # reopened
+
+
+def test_the_recorder_account_reads_every_table_and_may_ask_for_a_gap(
+    floor_db: str, tmp_path: Path
+) -> None:
+    """On the Pi's broker set-up (systemd/mosquitto: accounts, ACL): the `recorder`
+    role (account `archive`) reads a table's stream and its cmd/republish passes,
+    so a second recorder that missed everything gets it all from the table."""
+    from tests.deploy.mosquitto import password, running_broker
+
+    secret = tmp_path / "archive.password"
+    secret.write_text(password("archive") + "\n")
+    login = ("--username", "archive", "--password-file", str(secret))
+    with running_broker() as broker:
+        url = f"mqtt://127.0.0.1:{broker.tcp}"
+        state = tmp_path / "T1"
+        log = tmp_path / "recorder.log"
+        table = subprocess.Popen(
+            sim_command(
+                "--table", "T1", "--rounds", "12", "--seed", "3", "--no-fsync", "--speed",
+                "max", "--stay", "--broker", url, "--username", "table-T1", "--password",
+                password("table-T1"), "--state-dir", str(state),
+            )
+        )  # fmt: skip
+        try:
+            wait_until(lambda: _settled(state) == 12, 60, "12 rounds dealt")
+            seq = last_seq(state)
+            for client in ("archive-a", "archive-b"):  # b: no session, every seq missing
+                rec = start_recorder(url, floor_db, log, "--client-id", client, *login)
+                try:
+                    wait_until(lambda: complete(floor_db, "T1", 12, seq), 60, "12 rounds")
+                finally:
+                    assert stop(rec) == 0, log.read_text()[-3000:]
+                if client == "archive-a":
+                    with psycopg.connect(floor_db) as conn:
+                        conn.execute("TRUNCATE floor_events, floor_outcomes, floor_alerts, "
+                                     "floor_tables")  # fmt: skip
+        finally:
+            stop(table)
+    asked = query(floor_db, "SELECT ok FROM floor_repairs")
+    assert asked and all(ok for (ok,) in asked), asked
