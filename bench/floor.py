@@ -108,7 +108,10 @@ def publish(port: int, messages: list[tuple[str, str]]) -> float:
     t0 = time.monotonic()
     for topic, payload in messages:
         client.publish(topic, payload, qos=1)
+    deadline = time.monotonic() + 600
     while acked < len(messages):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the broker acknowledged {acked} of {len(messages)} messages")
         time.sleep(0.05)
     took = time.monotonic() - t0
     client.disconnect()
@@ -142,6 +145,14 @@ def rows(db: str) -> int:
     return int(row[0]) if row else 0
 
 
+def database_bytes(db: str) -> int:
+    import psycopg
+
+    with psycopg.connect(db) as conn:
+        row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+    return int(row[0]) if row else 0
+
+
 def run_once(
     pg: Any, workdir: Path, inflight: int, messages: list[tuple[str, str]], written: int
 ) -> dict[str, Any]:
@@ -165,6 +176,7 @@ def run_once(
                 break
         rec.terminate()
         rec.wait()
+        size = database_bytes(db)
     finally:
         broker.terminate()
         broker.wait()
@@ -188,6 +200,7 @@ def run_once(
         "rss_mb_at_quarters": [round(m, 1) for m in quarters],
         "rss_mb_max": round(max(memory), 1),
         "publish_s": round(published, 1),
+        "database_bytes": size,
     }
 
 
@@ -213,7 +226,8 @@ def main(argv: list[str]) -> int:
             floor = 500 * 60 * per_round / 3600  # 500 tables at 60 rounds an hour
             print(json.dumps({"tables": args.tables, "rounds": rounds, "messages": len(messages),
                               "messages_per_round": round(per_round, 1),
-                              "floor_500_tables_messages_per_s": round(floor)}))  # fmt: skip
+                              "floor_500_tables_messages_per_s": round(floor)}),
+                  flush=True)  # fmt: skip
             for inflight in args.inflight:
                 print(json.dumps(run_once(pg, workdir, inflight, messages, written)), flush=True)
     finally:

@@ -50,64 +50,64 @@ def _first(items: Iterable[Any], key: Any) -> list[Any]:
     return out
 
 
+# Each kept message's columns and their types; jsonb and numeric travel as text (the
+# payload as received, money as its decimal string) and are cast by PostgreSQL.
+EVENT_COLUMNS = (
+    ("event_id", "text"), ("table_id", "text"), ("seq", "bigint"), ("round", "int"),
+    ("type", "text"), ("payload", "jsonb"),
+)  # fmt: skip
+OUTCOME_COLUMNS = (
+    ("outcome_id", "text"), ("table_id", "text"), ("round", "int"), ("seq", "bigint"),
+    ("voided", "bool"), ("staked", "numeric"), ("insured", "numeric"),
+    ("house_net", "numeric"), ("payload", "jsonb"),
+)  # fmt: skip
+ALERT_COLUMNS = (
+    ("alert_id", "text"), ("table_id", "text"), ("kind", "text"), ("round", "int"),
+    ("payload", "jsonb"),
+)  # fmt: skip
+AS_TEXT = ("jsonb", "numeric")
+
+
+def _insert(
+    cur: Any, table: str, columns: tuple[tuple[str, str], ...], rows: list[tuple[Any, ...]]
+) -> list[str]:
+    """One statement for all `rows` (arrays unnested), repeats skipped; the first
+    column of each row inserted."""
+    arrays = ", ".join(
+        f"%s::text[]::{kind}[]" if kind in AS_TEXT else f"%s::{kind}[]" for _, kind in columns
+    )
+    names = ", ".join(name for name, _ in columns)
+    cur.execute(
+        f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays}) "
+        f"ON CONFLICT DO NOTHING RETURNING {columns[0][0]}",
+        [list(values) for values in zip(*rows, strict=True)],
+    )
+    return [row[0] for row in cur.fetchall()]
+
+
 def write(cur: Any, batch: Batch, seqs: dict[str, TableSeqs]) -> Written:
     """Everything in `batch`, in the caller's transaction. `seqs` (already updated with
     the batch) gives each touched table's bookkeeping to store."""
     done = Written()
     events = _first(batch.events, lambda e: e.event_id)
     if events:
-        cur.execute(
-            "INSERT INTO floor_events (table_id, seq, event_id, round, type, payload) "
-            "SELECT t, s, i, r, y, p::jsonb FROM unnest(%s::text[], %s::bigint[], %s::text[], "
-            "%s::int[], %s::text[], %s::text[]) AS u(t, s, i, r, y, p) "
-            "ON CONFLICT DO NOTHING RETURNING event_id",
-            (
-                [e.table for e in events],
-                [e.seq for e in events],
-                [e.event_id for e in events],
-                [e.round for e in events],
-                [e.type for e in events],
-                [e.raw for e in events],
-            ),
-        )
-        fresh = {row[0] for row in cur.fetchall()}
+        rows: list[tuple[Any, ...]] = [
+            (e.event_id, e.table, e.seq, e.round, e.type, e.raw) for e in events
+        ]
+        fresh = set(_insert(cur, "floor_events", EVENT_COLUMNS, rows))
         done.events = [e for e in events if e.event_id in fresh]
     outcomes = _first(batch.outcomes, lambda o: o.outcome_id)
     if outcomes:
-        cur.execute(
-            "INSERT INTO floor_outcomes (outcome_id, table_id, round, seq, voided, staked, "
-            "insured, house_net, payload) SELECT i, t, r, s, v, st::numeric, ins::numeric, "
-            "n::numeric, p::jsonb FROM unnest(%s::text[], %s::text[], %s::int[], %s::bigint[], "
-            "%s::bool[], %s::text[], %s::text[], %s::text[], %s::text[]) "
-            "AS u(i, t, r, s, v, st, ins, n, p) ON CONFLICT DO NOTHING",
-            (
-                [o.outcome_id for o in outcomes],
-                [o.table for o in outcomes],
-                [o.round for o in outcomes],
-                [o.seq for o in outcomes],
-                [o.voided for o in outcomes],
-                [str(o.staked) for o in outcomes],
-                [str(o.insured) for o in outcomes],
-                [str(o.house_net) for o in outcomes],
-                [o.raw for o in outcomes],
-            ),
-        )
-        done.outcomes = cur.rowcount
+        rows = [
+            (o.outcome_id, o.table, o.round, o.seq, o.voided, str(o.staked), str(o.insured),
+             str(o.house_net), o.raw)
+            for o in outcomes
+        ]  # fmt: skip
+        done.outcomes = len(_insert(cur, "floor_outcomes", OUTCOME_COLUMNS, rows))
     alerts = _first(batch.alerts, lambda a: a.alert_id)
     if alerts:
-        cur.execute(
-            "INSERT INTO floor_alerts (alert_id, table_id, kind, round, payload) "
-            "SELECT i, t, k, r, p::jsonb FROM unnest(%s::text[], %s::text[], %s::text[], "
-            "%s::int[], %s::text[]) AS u(i, t, k, r, p) ON CONFLICT DO NOTHING",
-            (
-                [a.alert_id for a in alerts],
-                [a.table for a in alerts],
-                [a.kind for a in alerts],
-                [a.round for a in alerts],
-                [a.raw for a in alerts],
-            ),
-        )
-        done.alerts = cur.rowcount
+        rows = [(a.alert_id, a.table, a.kind, a.round, a.raw) for a in alerts]
+        done.alerts = len(_insert(cur, "floor_alerts", ALERT_COLUMNS, rows))
     done.duplicates = (
         len(batch.events) - len(done.events)
         + len(batch.outcomes) - done.outcomes
