@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -82,6 +83,22 @@ def stop(proc: subprocess.Popen[bytes], timeout: float = 30) -> int:
         proc.kill()
         proc.wait()
         raise AssertionError("did not stop on SIGTERM in time") from None
+
+
+def made(state: Path) -> tuple[int, int]:
+    """(the last events seq, outcomes) a table has made so far: read from its outbox
+    (read-only; far cheaper than replaying the journal while it deals)."""
+    if not (state / "table.db").exists():
+        return 0, 0  # the table is starting
+    db = sqlite3.connect(f"file:{state / 'table.db'}?mode=ro", uri=True)
+    try:
+        row = db.execute(
+            "SELECT coalesce(max(eseq), 0), count(*) FILTER (WHERE topic = 'outcome') "
+            "FROM outbox"
+        ).fetchone()
+    finally:
+        db.close()
+    return int(row[0]), int(row[1])
 
 
 def croupier(*args: str) -> subprocess.CompletedProcess[str]:

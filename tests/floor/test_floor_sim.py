@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.audit import replay
-from tests.floor.conftest import croupier, query, start_recorder, stop, wait_until
+from tests.floor.conftest import croupier, made, query, start_recorder, stop, wait_until
 from tests.service.conftest import BrokerProcess, sim_command
 
 TABLES, ROUNDS = 20, 100
@@ -72,10 +71,7 @@ def test_a_floor_of_20_tables_is_recorded_exactly_once_through_crashes(
         assert stop(floor, 60) == 0, (tmp_path / "floor.log").read_text()[-3000:]
         # Stopped, each table's journal is final (the recorder's requests added audit
         # events to it): the recorder catches up with what the tables sent last.
-        journals = {
-            d.name: max(p["seq"] for t, p in replay(d) if t == "events")
-            for d in sorted((tmp_path / "floor").iterdir())
-        }
+        journals = {d.name: made(d)[0] for d in sorted((tmp_path / "floor").iterdir())}
         wait_until(lambda: caught_up(floor_db, journals), 60, "the tables' last messages")
     finally:
         if floor.poll() is None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 
 from controller.audit import replay
-from tests.floor.conftest import Postgres, croupier, query, start_recorder, stop, wait_until
+from tests.floor.conftest import Postgres, croupier, made, query, start_recorder, stop, wait_until
 from tests.service.conftest import BrokerProcess, sim_command
 
 
@@ -38,7 +38,7 @@ def recorded(db: str, table: str) -> tuple[int, int, int]:
 
 
 def last_seq(state: Path) -> int:
-    return max(p["seq"] for topic, p in replay(state) if topic == "events")
+    return made(state)[0]
 
 
 def complete(db: str, table: str, rounds: int, seq: int) -> bool:
@@ -66,7 +66,8 @@ def test_a_table_is_recorded_once_equal_to_its_journal_and_reported(
     report = croupier("floor", "report", "--db", floor_db)
     assert report.returncode == 0, report.stderr
     (row,) = list(csv.DictReader(io.StringIO(report.stdout)))
-    outcomes = [p for topic, p in replay(state) if topic == "outcome"]
+    journal = replay(state)
+    outcomes = [p for topic, p in journal if topic == "outcome"]
     staked = sum(
         Decimal(pl["stake"]) + Decimal(pl["insurance"])
         for o in outcomes
@@ -77,10 +78,10 @@ def test_a_table_is_recorded_once_equal_to_its_journal_and_reported(
     assert row["table_id"] == "T1" and int(row["rounds"]) == 25
     assert Decimal(row["dropped"]) == staked and Decimal(row["won"]) == won
     assert Decimal(row["hold"]) == (won / staked).quantize(Decimal("0.0001"))
-    alerts = [p for topic, p in replay(state) if topic == "alerts"]
+    alerts = [p for topic, p in journal if topic == "alerts"]
     unreadable = sum(1 for a in alerts if a["kind"] == "unreadable")
     assert int(row["unreadable_cards"]) == unreadable > 0  # the sim's 1 % unreadable cards
-    events = [p for topic, p in replay(state) if topic == "events"]
+    events = [p for topic, p in journal if topic == "events"]
     assert int(row["mistaken_cards"]) == sum(1 for e in events if e["type"] == "mistaken_card")
 
 
@@ -118,9 +119,7 @@ def test_a_gap_is_repaired_from_the_table_with_republish(
 
 
 def _settled(state: Path) -> int:
-    if not (state / "table.db").exists():
-        return 0  # the table is starting
-    return sum(1 for topic, _ in replay(state) if topic == "outcome")
+    return made(state)[1]
 
 
 def test_the_recorder_rides_through_a_database_restart(
