@@ -359,15 +359,22 @@ class Recorder:
         if not self.connected.is_set():
             return
         now = time.monotonic()
-        for table, seqs in self.seqs.items():
-            if seqs.ask(now) is None:
-                continue
-            # Another recorder may have filled it: read the holdings back first.
-            with self.conn.transaction(), self.conn.cursor() as cur:
-                store.refresh(cur, seqs, seqs.contiguous)
-            from_seq = seqs.wanted(now)
-            if from_seq is not None:
-                self._republish(table, from_seq)
+        psycopg = schema.psycopg_module()
+        try:
+            for table, seqs in self.seqs.items():
+                if seqs.ask(now) is None:
+                    continue
+                # Another recorder may have filled it: read the holdings back first.
+                with self.conn.transaction(), self.conn.cursor() as cur:
+                    store.refresh(cur, seqs, seqs.contiguous)
+                from_seq = seqs.wanted(now)
+                if from_seq is not None:
+                    self._republish(table, from_seq)
+        except psycopg.OperationalError as exc:
+            log.warning("the floor database failed (reconnecting): %s", exc)
+            with contextlib.suppress(Exception):
+                self.conn.close()
+            self._reopen()
 
     def _republish(self, table: str, from_seq: int) -> None:
         transaction = f"rec-{uuid.uuid4().hex[:20]}"

@@ -14,6 +14,7 @@ from controller.floor.gaps import TableSeqs
 from controller.floor.parse import Alert, Event, Info, Outcome
 
 SETTLED = ("round_settled", "round_voided")
+DUE_WINDOW = 5000  # seqs below a table's head searched for outcomes still due at start
 
 
 @dataclass
@@ -161,11 +162,15 @@ def load(cur: Any) -> dict[str, TableSeqs]:
     cur.execute("SELECT table_id, contiguous_seq, highest_seq FROM floor_tables")
     for table, contiguous, highest in cur.fetchall():
         seqs[table] = refresh(cur, TableSeqs(table, contiguous, top=highest), contiguous)
-    # Settled rounds of the last day without their outcome: still due.
+    # Settled rounds near each table's head without their outcome: still due. (Far
+    # behind the head such a round was asked for before; the index on (table, seq)
+    # keeps this a short range scan per table however large the record.)
     cur.execute(
-        "SELECT e.table_id, e.seq FROM floor_events e WHERE e.type IN ('round_settled', "
-        "'round_voided') AND e.recorded_at > now() - interval '1 day' AND NOT EXISTS "
-        "(SELECT 1 FROM floor_outcomes o WHERE o.table_id = e.table_id AND o.round = e.round)"
+        "SELECT e.table_id, e.seq FROM floor_tables t JOIN floor_events e ON "
+        "e.table_id = t.table_id AND e.seq > t.contiguous_seq - %s "
+        "WHERE e.type IN ('round_settled', 'round_voided') AND NOT EXISTS "
+        "(SELECT 1 FROM floor_outcomes o WHERE o.table_id = e.table_id AND o.round = e.round)",
+        (DUE_WINDOW,),
     )
     for table, seq in cur.fetchall():
         if table in seqs:

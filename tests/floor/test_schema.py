@@ -105,3 +105,28 @@ def test_the_first_copy_is_kept_and_broken_messages_are_refused_alone(
     assert "event_id 'Y:4' is not X:4" in text
     assert "refused by the database" in text
     assert query(floor_db, "SELECT contiguous_seq FROM floor_tables")[0][0] == 3
+
+
+def test_a_restarted_recorder_still_asks_for_an_outcome_it_never_got(
+    mosquitto: BrokerProcess, floor_db: str, tmp_path: Path
+) -> None:
+    """What it committed before it stopped says round 1 was settled at seq 3 and its
+    outcome never came: the next start asks the table from there."""
+    with psycopg.connect(floor_db) as conn:
+        migrate(conn)
+        for seq in (1, 2, 3):
+            kind = "round_settled" if seq == 3 else "bet_placed"
+            conn.execute(
+                "INSERT INTO floor_events (table_id, seq, event_id, round, type, payload) "
+                "VALUES ('X', %s, %s, 1, %s, %s::jsonb)",
+                (seq, f"X:{seq}", kind, event(seq, type=kind)),
+            )
+        conn.execute("INSERT INTO floor_tables (table_id, contiguous_seq, highest_seq) "
+                     "VALUES ('X', 3, 3)")  # fmt: skip
+    log = tmp_path / "recorder.log"
+    recorder = start_recorder(mosquitto.url, floor_db, log)
+    try:
+        wait_until(lambda: bool(query(floor_db, "SELECT 1 FROM floor_repairs")), 20, "a request")
+    finally:
+        assert stop(recorder) == 0, log.read_text()[-3000:]
+    assert query(floor_db, "SELECT table_id, from_seq FROM floor_repairs") == [("X", 3)]
