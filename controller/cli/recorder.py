@@ -25,7 +25,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--db", required=True, help="postgresql://user@host:port/dbname")
     parser.add_argument("--username", help="the broker account (role recorder)")
     parser.add_argument(
-        "--password-file", type=Path, help="a file holding the broker password (one line)"
+        "--password-file",
+        type=Path,
+        help="a file holding the broker password (one line); else CROUPIER_MQTT_PASSWORD",
     )
     parser.add_argument(
         "--client-id",
