@@ -9,6 +9,7 @@ BENCHMARKS = (
     "engine", "vision", "vision_tail", "generic_views", "service", "drivers", "soak",
     "surveillance", "vision_photos", "vision_oof", "vision_adapt", "pace", "fuzz", "storage",
     "edge",
+    "floor",
 )
 
 

@@ -23,6 +23,8 @@ SUBCOMMANDS = (
     "calibrate",
     "check_config",
     "audit",
+    "recorder",
+    "floor",
 )
 
 

@@ -80,6 +80,12 @@ def register(subparsers: Any) -> None:
         "--no-fsync", action="store_true", help="journal survives a crash, not a power cut"
     )
     parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+    floor = parser.add_argument_group("a floor of tables (sim/floor.py)")
+    floor.add_argument("--tables", type=int, help="run N tables <table>-01.. against --broker")
+    floor.add_argument("--processes", type=int, help="worker processes (default: one per core)")
+    floor.add_argument(
+        "--stay", action="store_true", help="tables stay online after their rounds until stopped"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -150,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
     from controller.service import JournalSyncError
     from sim.runner import build
 
+    if args.tables is not None:
+        return _floor(args)
     if (args.deck or args.calibration) and not args.camera:
         print("croupier sim: --deck and --calibration go with --camera", file=sys.stderr)
         return 2
@@ -169,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"croupier sim: {exc}", file=sys.stderr)
         return 2
     service = sim.service
+    if args.stay:
+        sim.bots.on_done = None  # its rounds dealt, the table stays online until stopped
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: service.stop())
     clock = _camera_clock(sim, config)
@@ -196,6 +206,23 @@ def run(args: argparse.Namespace) -> int:
         if sim.camera is not None:
             print(sim.camera.tally.line(), flush=True)
     return 0
+
+
+def _floor(args: argparse.Namespace) -> int:
+    from controller import logs
+    from controller.config import ConfigError
+    from sim.floor import run_floor
+
+    if args.tables < 1 or args.camera:
+        print("croupier sim: --tables takes 1 or more, without --camera", file=sys.stderr)
+        return 2
+    try:
+        config = configure(args)
+        logs.setup(config.log.level, config.log.file)
+        return run_floor(config, args.tables, args.processes, args.stay)
+    except (ConfigError, ValueError) as exc:
+        print(f"croupier sim: {exc}", file=sys.stderr)
+        return 2
 
 
 def _camera_clock(sim: Any, config: Any) -> Any:
