@@ -160,8 +160,8 @@ def card_source(cfg: CameraSection) -> CardSource:
     """The reader for the configured calibration and shoe geometry."""
     from dataclasses import replace
 
-    from calibration.vision_file import CalibrationError, load
     from drivers.camera.shoe import ShoeGeometry
+    from drivers.camera.vision_file import CalibrationError, load
 
     geometry = ShoeGeometry(frame_size=cfg.size)
     model = None

@@ -546,9 +546,10 @@ def corner_reads(frame: Image, gray: Image, model: LearnedReader,
 
 # An index placed from its ink is read when this many of its poses (its
 # scales, the two ink masks, a ten's glyphs paired apart and together) are
-# sure of one card and none of another: one sure pose misread 5 of 220
-# held-out photo cards; three, tuned on the photos learnt from (bench
-# vision_photos --split learnt), none there (docs/vision.md).
+# sure of one card and none of another: one sure pose misread 6 of 220
+# held-out photo cards (a mirrored 9 read as a Q); three, tuned on the
+# photos learnt from (bench vision_photos --split learnt), none there
+# (docs/vision.md).
 INK_AGREE = 3
 _INK_RANK_MIDDLE = (INK_RANK_LEFT, INK_RANK_TOP + INK_RANK_HEIGHT / 2)
 

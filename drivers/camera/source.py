@@ -41,7 +41,7 @@ class CardSource:
         """From a calibration file (deck or camera); None: uncalibrated."""
         if path is None:
             return cls()
-        from calibration.vision_file import load  # calibration depends on drivers, not back
+        from drivers.camera.vision_file import load
 
         cal = load(path)
         return cls(cal.model(), cal.geometry)
