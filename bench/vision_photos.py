@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     model: Model
     if args.calibration:
-        from calibration.vision_file import load
+        from drivers.camera.vision_file import load
 
         model = load(args.calibration).model()
     elif args.reader == "generic":

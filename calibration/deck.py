@@ -15,10 +15,10 @@ from pathlib import Path
 import cv2
 
 from calibration.adapt import AdaptError, adapt
-from calibration.vision_file import CalibrationError, VisionCalibration
 from drivers.camera.glyphs import Image
 from drivers.camera.learned import learned_model
 from drivers.camera.model import RANKS, SUITS
+from drivers.camera.vision_file import CalibrationError, VisionCalibration
 
 ALL_CARDS = tuple(r + s for s in SUITS for r in RANKS)
 MIN_FACE_HEIGHT = 150  # pixels: smaller images do not hold a readable index

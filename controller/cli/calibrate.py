@@ -9,8 +9,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from calibration.vision_file import CalibrationError, save
 from controller.cli.calibrate_scale import register_scale
+from drivers.camera.vision_file import CalibrationError, save
 
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from calibration.vision_file import CalibrationError, load
 from drivers.camera.reader import Model
+from drivers.camera.vision_file import CalibrationError, load
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

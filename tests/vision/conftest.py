@@ -14,9 +14,9 @@ import pytest
 
 from calibration.deck import calibrate_cards, calibrate_deck
 from calibration.train import train_reader
-from calibration.vision_file import VisionCalibration
 from drivers.camera.frame import CARD_H, CARD_W
 from drivers.camera.match import CalibratedReader
+from drivers.camera.vision_file import VisionCalibration
 from sim.camera.decks import Deck, house_deck, load_deck
 
 DECKS = Path(__file__).resolve().parent.parent / "data" / "decks"

@@ -12,10 +12,10 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration import vision_file
 from calibration.deck import calibrate_deck, load_face
-from calibration.vision_file import CalibrationError, load, save
+from drivers.camera import vision_file
 from drivers.camera.frame import read_canonical
+from drivers.camera.vision_file import CalibrationError, load, save
 from sim.camera.decks import to_bgra
 from tests.vision.conftest import DECKS, canonical, get_calibration, get_deck
 

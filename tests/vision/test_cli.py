@@ -12,8 +12,8 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.vision_file import load, save
 from controller.cli import calibrate, vision
+from drivers.camera.vision_file import load, save
 from sim.camera.device import FakeShoeDevice
 from sim.camera.table import LIGHT_TABLE, scene
 from tests.vision.conftest import DECKS, get_calibration, get_deck
