@@ -23,7 +23,7 @@ from calibration.corner_samples import covered, sample
 from drivers.camera.adapted import NO_INDEX, AdaptedReader, DeckHead
 from drivers.camera.glyphs import Image
 from drivers.camera.lda import Discriminant
-from drivers.camera.learned import F32, LearnedReader
+from drivers.camera.learned import LearnedReader
 from drivers.camera.model import RANKS, SUITS
 
 ALL_CARDS = tuple(r + s for s in SUITS for r in RANKS)
@@ -43,7 +43,6 @@ SHRINK = 0.1  # the pooled covariance pulled toward its mean variance
 # confirmed as the 9 the network ranked first at 42 (tests/vision/test_shoe.py).
 LLR = 60.0
 FRAME_LLR = 60.0
-BATCH = 256
 
 
 class AdaptError(ValueError):
@@ -70,15 +69,6 @@ def _views(faces: dict[str, Image], per_card: int, negatives: int, seed: int
     return patches, labels
 
 
-def _features(base: LearnedReader, patches: list[Image]) -> tuple[F32, F32]:
-    ps, es = [], []
-    for i in range(0, len(patches), BATCH):
-        p, e = base.features(patches[i : i + BATCH])
-        ps.append(p)
-        es.append(e)
-    return np.concatenate(ps), np.concatenate(es)
-
-
 @dataclass(frozen=True)
 class Adapted:
     reader: AdaptedReader
@@ -100,7 +90,7 @@ def adapt(faces: dict[str, Image], base: LearnedReader, seed: int = 0,
     if progress:
         progress("rendering views of the 52 faces")
     patches, labels = _views(faces, VIEWS, NEGATIVE_VIEWS, seed)
-    _, e = _features(base, patches)
+    _, e = base.features(patches)
     head = DeckHead(Discriminant.train(e, labels, shrink=SHRINK), LLR, FRAME_LLR, base.digest)
     reader = AdaptedReader(base, head)
     if progress:
@@ -116,7 +106,7 @@ def check(reader: AdaptedReader, faces: dict[str, Image], seed: int) -> dict[str
     in: a card read in few is no danger (it is never guessed) but will often
     be keyed in by the dealer (`weak`)."""
     patches, labels = _views(faces, CHECK_VIEWS, 0, seed)
-    p, e = _features(reader, patches)
+    p, e = reader.features(patches)
     # The network alone, sure of another card in a card's views: its image
     # shows another card (a deck the network reads as it is).
     named: dict[str, Counter[str]] = {}

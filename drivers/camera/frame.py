@@ -503,11 +503,12 @@ def corner_poses(frame: Image, gray: Image, short_side: tuple[float, float]
     poses = [(i, c, c.pose(w)) for i, c in enumerate(corners)
              for w in _widths(c, found.widths, typical, short_side)]
     numbered = len(corners)
-    for key, p in index_poses(gray, short_side):
+    inked = index_poses(gray, short_side)
+    for key, p in inked:
         # (an index found by its ink is on no outline: each read is a card)
         poses.append((numbered + key, Corner(p.origin, _unit(p.u), _unit(p.v), (0.0, 0.0), -1),
                       p))
-    numbered = 1 + max((i for i, _, _ in poses), default=numbered - 1)
+    numbered += 1 + max((key for key, _ in inked), default=-1)
     return found, typical, [(i, c, p) for i, c, p in poses
                             if _index_in_view(frame.shape, p)], numbered
 

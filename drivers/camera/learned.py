@@ -125,28 +125,32 @@ class LearnedReader:
         self.ink_thresholds = ink_thresholds or self.frame_thresholds
         self.meta = meta or {}
 
+    def _forward(self, patches: list[Image] | Image, outputs: list[str]) -> list[F32]:
+        """The network's named outputs for the patches, in passes of at most
+        BATCH patches (each output's rows in the patches' order)."""
+        parts: list[list[Image] | Image] = [patches]
+        if isinstance(patches, list) and len(patches) > BATCH:
+            parts = [patches[i : i + BATCH] for i in range(0, len(patches), BATCH)]
+        got = []
+        for part in parts:
+            self.net.setInput(net_input(part))
+            got.append(self.net.forward(outputs))
+        width = {"p": NOT_AN_INDEX + 1 + 4, "embedding": EMBEDDING}
+        return [np.concatenate([np.asarray(g[k], np.float32).reshape(-1, width[name])
+                                for g in got]) for k, name in enumerate(outputs)]
+
     def probabilities(self, patches: list[Image] | Image) -> F32:
         """N x 18: the rank distribution (13 ranks, then not an index) and
         the suit distribution (S H D C)."""
-        if isinstance(patches, list) and len(patches) > BATCH:
-            return np.concatenate([self.probabilities(patches[i : i + BATCH])
-                                   for i in range(0, len(patches), BATCH)])
-        self.net.setInput(net_input(patches))
-        out: F32 = np.asarray(self.net.forward("p"), np.float32).reshape(-1, NOT_AN_INDEX + 1 + 4)
-        return out
+        return self._forward(patches, ["p"])[0]
 
     def features(self, patches: list[Image] | Image) -> tuple[F32, F32]:
         """The probabilities (N x 18) and the features both heads read
         (N x EMBEDDING, each row at unit length): what a house deck's
         calibration learns its cards from (drivers.camera.adapted)."""
-        if isinstance(patches, list) and len(patches) > BATCH:
-            parts = [self.features(patches[i : i + BATCH]) for i in range(0, len(patches), BATCH)]
-            return np.concatenate([q for q, _ in parts]), np.concatenate([f for _, f in parts])
-        self.net.setInput(net_input(patches))
-        p, e = self.net.forward(["p", "embedding"])
-        emb = np.asarray(e, np.float32).reshape(-1, EMBEDDING)
+        p, emb = self._forward(patches, ["p", "embedding"])
         emb /= np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-6)
-        return np.asarray(p, np.float32).reshape(-1, NOT_AN_INDEX + 1 + 4), emb
+        return p, emb
 
     def decide(self, p: F32, t: LearnedThresholds | None = None) -> CornerRead:
         """One corner's read from its 18 probabilities (at the shoe's
