@@ -115,6 +115,24 @@ def small_disk(where: Path) -> Iterator[tuple[Path, str]]:
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
+def fill(path: Path, leave: int = 0) -> None:
+    """Take the disk's free space with the file at `path`: all of it (until
+    a write is refused, root's reserve too), or all but `leave` bytes of
+    what is available."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for size in (65536, 4096, 1):  # then smaller, until not a byte is left
+            while not leave or (os.statvfs(path.parent).f_bavail
+                                * os.statvfs(path.parent).f_frsize > leave):
+                try:
+                    os.write(fd, b"\0" * size)
+                except OSError as exc:
+                    assert exc.errno == errno.ENOSPC
+                    break
+    finally:
+        os.close(fd)
+
+
 class Filler:
     """Takes the disk's free space (tmpfs), or caps the database (emulated)."""
 
@@ -129,17 +147,7 @@ class Filler:
             pages = db.execute("PRAGMA page_count").fetchone()[0]
             db.execute(f"PRAGMA max_page_count = {pages}")
             return
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            for size in (65536, 4096, 1):  # then smaller, until not a byte is left
-                while True:
-                    try:
-                        os.write(fd, b"\0" * size)
-                    except OSError as exc:
-                        assert exc.errno == errno.ENOSPC
-                        break
-        finally:
-            os.close(fd)
+        fill(self.path)
 
     def free(self) -> None:
         if self.how == "max_page_count":

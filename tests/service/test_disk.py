@@ -5,9 +5,7 @@ would free it needed space itself). On a real tmpfs, as root can mount one."""
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import time
 from pathlib import Path
 
@@ -15,22 +13,7 @@ import pytest
 
 from controller.journal import Store
 from tests.pit.harness import PitTable
-from tests.pit.test_faults import small_disk
-
-
-def fill(path: Path, leave: int = 0) -> None:
-    """Take the disk's free space, all of it or all but `leave` bytes."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        for size in (65536, 4096, 1):
-            while os.statvfs(path.parent).f_bavail * os.statvfs(path.parent).f_frsize > leave:
-                try:
-                    os.write(fd, b"\0" * size)
-                except OSError as exc:
-                    assert exc.errno == errno.ENOSPC
-                    break
-    finally:
-        os.close(fd)
+from tests.pit.test_faults import fill, small_disk
 
 
 def status(table: PitTable) -> dict[str, object]:
