@@ -8,9 +8,10 @@ by the simulated shoe camera (seeded), each with one random card at a random
 place on the ramp under random camera conditions (sim.camera.optics
 OpticsRange defaults). Each frame is read on its own (no multi-frame
 tracking, which only helps) by: the calibrated reader (deck calibration),
-the uncalibrated reader (generic model), the learned reader (the corner
-network: these decks are among those it learnt from; bench.vision_oof
-judges it out of fold), and the baseline. Times are per
+the calibrated reader (the corner network adapted to the deck by its
+calibration), the uncalibrated reader (the corner network alone: these
+decks are among those it learnt from; bench.vision_oof judges it out of
+fold), and the baseline. Times are per
 640x480 frame, one thread (cv2.setNumThreads(1)), rendering excluded: the
 wall time of each read, and beside it the CPU time the read's thread was
 given (time.thread_time), which on a virtual machine leaves out the time its
@@ -34,7 +35,6 @@ import numpy as np
 from bench import vision_baseline
 from calibration.deck import calibrate_cards, load_faces
 from drivers.camera.frame import CARD_H, CARD_W, read_frame
-from drivers.camera.generic import generic_model
 from drivers.camera.learned import learned_model
 from drivers.camera.shoe import ShoeGeometry, read_still
 from drivers.camera.source import CardSource
@@ -164,19 +164,16 @@ def run_deck(
     thread's, so that is the read's cost on one core even where the host
     stalls it; its wall time is the one a shoe would wait."""
     cal = calibrate_cards(faces, deck=name).model()
-    gen = generic_model()
     base = vision_baseline.train(faces)
     geo = ShoeGeometry()
     cam = ShoeCamera(deck, seed=seed)
     rng = np.random.default_rng(seed + 1)
     codes = sorted(deck)
     learned = learned_model()
-    tallies = {k: Tally() for k in ("calibrated", "uncalibrated", "learned", "baseline",
-                                    "frame mode")}
+    tallies = {k: Tally() for k in ("calibrated", "uncalibrated", "baseline", "frame mode")}
     readers: dict[str, Callable[[Any], str | None]] = {
         "calibrated": lambda f: read_still(f, cal, geo)[0],
-        "uncalibrated": lambda f: read_still(f, gen, geo)[0],
-        "learned": lambda f: read_still(f, learned, geo)[0],
+        "uncalibrated": lambda f: read_still(f, learned, geo)[0],
         "baseline": base.read,
     }
     if frame_mode:
@@ -221,9 +218,9 @@ def _one_card(found: list[Any]) -> str | None:
 def run_shoe(name: str, deck: Deck, faces: dict[str, Any], seed: int, reader: str) -> str:
     """Deal a shuffled 6-deck shoe at 30 fps through CardSource; compare the
     reads with the dealt sequence (aligned, so one slip is not counted 300
-    times). reader: calibrated, uncalibrated (the generic reader) or learned."""
+    times). reader: calibrated (adapted to the deck) or uncalibrated."""
     model: Any = (calibrate_cards(faces, deck=name).model() if reader == "calibrated"
-                  else learned_model() if reader == "learned" else generic_model())
+                  else learned_model())
     rng = np.random.default_rng(seed)
     shoe = [c for _ in range(6) for c in sorted(deck)]
     rng.shuffle(shoe)
@@ -300,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for name, (deck, faces) in loaded.items():
-            for reader in ("calibrated", "uncalibrated", "learned"):
+            for reader in ("calibrated", "uncalibrated"):
                 print(run_shoe(name, deck, faces, args.seed, reader), flush=True)
         print()
     if args.frames <= 0:

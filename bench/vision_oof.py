@@ -45,7 +45,7 @@ import numpy as np
 
 from calibration.designs import Design, design_deck, training_designs
 from drivers.camera.frame import corner_reads, read_frame, size_range
-from drivers.camera.glyphs import Image, find_indices
+from drivers.camera.glyphs import Image, find_index_places
 from drivers.camera.learned import (
     MODEL_PATH,
     PATCH_H,
@@ -218,7 +218,7 @@ def corner_records(design: Design, reader: LearnedReader, frames: int, seed: int
             continue
         band, gray, ramp = still_band(image, geo)
         reads = [r for _, r in read_band(band, reader, geo, ramp, gray)]
-        out.append((truth, [(r.best, r.llr[1], r.llr[2]) for r in reads if r.best != "??"]))
+        out.append((truth, [(r.best, r.p[1], r.p[2]) for r in reads if r.best != "??"]))
     return out
 
 
@@ -226,7 +226,7 @@ def thumb_over_rank(frame: Image, geo: ShoeGeometry, rng: np.random.Generator) -
     """The frame with the upper 50-90 % of the index's rank covered, as a
     thumb on the card would (tests/vision/test_shoe.py covers 60 %)."""
     left, right = geo.band
-    found = find_indices(np.ascontiguousarray(frame[:, left:right]), geo.rank_height)
+    found = find_index_places(np.ascontiguousarray(frame[:, left:right]), geo.rank_height)
     if not found:
         return None
     r = min(found, key=lambda i: i.rank_box.x).rank_box
@@ -267,7 +267,7 @@ def scene_records(design: Design, reader: LearnedReader, scenes: int, seed: int)
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         _, _, read = corner_reads(image, gray, reader, size_range(image.shape[:2]))
         out.append((" ".join(cards),
-                    [(r.best, r.llr[1], r.llr[2]) for _, _, r in read if r.best != "??"]))
+                    [(r.best, r.p[1], r.p[2]) for _, _, r in read if r.best != "??"]))
     return out
 
 

@@ -110,7 +110,6 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--photos", type=Path, default=PHOTOS)
     parser.add_argument("--calibration", type=Path)
-    parser.add_argument("--reader", choices=("learned", "generic"), default="learned")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--every", type=int, default=1, help="read every Nth photo")
     parser.add_argument("--split", choices=("all", "held-out", "learnt"), default="held-out",
@@ -123,10 +122,6 @@ def main(argv: list[str] | None = None) -> int:
         from drivers.camera.vision_file import load
 
         model = load(args.calibration).model()
-    elif args.reader == "generic":
-        from drivers.camera.generic import generic_model
-
-        model = generic_model()
     else:
         from drivers.camera.learned import learned_model
 

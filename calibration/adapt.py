@@ -23,8 +23,7 @@ from calibration.corner_samples import covered, sample
 from drivers.camera.adapted import NO_INDEX, AdaptedReader, DeckHead
 from drivers.camera.glyphs import Image
 from drivers.camera.lda import Discriminant
-from drivers.camera.learned import LearnedReader
-from drivers.camera.model import RANKS, SUITS
+from drivers.camera.learned import RANKS, SUITS, LearnedReader
 
 ALL_CARDS = tuple(r + s for s in SUITS for r in RANKS)
 VIEWS = 32  # views of each card's index corner learnt from

@@ -16,8 +16,7 @@ import cv2
 
 from calibration.adapt import AdaptError, adapt
 from drivers.camera.glyphs import Image
-from drivers.camera.learned import learned_model
-from drivers.camera.model import RANKS, SUITS
+from drivers.camera.learned import RANKS, SUITS, learned_model
 from drivers.camera.vision_file import CalibrationError, VisionCalibration
 
 ALL_CARDS = tuple(r + s for s in SUITS for r in RANKS)

@@ -2,11 +2,11 @@
 
 A frame is read on one thread. The BLAS libraries that numpy and OpenCV
 each bring (OpenBLAS, two copies) otherwise split the readers' small
-matrix products (the suit networks' convolutions, the discriminants) over
-every core, and wait for a thread whose core another process has: with
+matrix products (a calibration's discriminant) over every core, and wait
+for a thread whose core another process has: with
 both cores of the development machine busy, p99 per shoe frame was 40-85
 ms on the default threads against 17-25 ms on one (400 svg-cards frames,
-generic reader; docs/benchmarks.md, Fourteenth pass). At the table the
+measured with the glyph reader this package had before the network). At the table the
 service shares the Pi with the broker and the displays.
 """
 

@@ -31,8 +31,7 @@ import numpy as np
 
 from drivers.camera.glyphs import Image
 from drivers.camera.lda import Discriminant
-from drivers.camera.learned import F32, LearnedReader, LearnedThresholds
-from drivers.camera.match import CornerRead
+from drivers.camera.learned import F32, CornerRead, LearnedReader, LearnedThresholds
 
 NO_INDEX = "??"  # the discriminant's class of what is no index
 
@@ -60,7 +59,7 @@ class AdaptedReader(LearnedReader):
                          base.ink_thresholds)
         self.head = head
 
-    def read_corner(self, patch: Image, on_face: bool = False) -> CornerRead:
+    def read_corner(self, patch: Image) -> CornerRead:
         p, e = self.features(patch)
         return self.combine(p[0], e[0], self.thresholds, self.head.llr)
 
@@ -83,4 +82,4 @@ class AdaptedReader(LearnedReader):
             return net
         # (the discriminant's posterior of its best class over the runner-up)
         confidence = float(1.0 / (1.0 + np.exp(-d.llr)))
-        return CornerRead(d.label, max(confidence, net.confidence), d.label, net.llr, net.fit)
+        return CornerRead(d.label, max(confidence, net.confidence), d.label, net.p, net.is_index)

@@ -36,7 +36,6 @@ from drivers.camera.index_poses import (
     index_poses,
 )
 from drivers.camera.learned import LearnedReader
-from drivers.camera.match import CornerRead
 from drivers.camera.outline import (
     Corner,
     corners_in,
@@ -44,7 +43,7 @@ from drivers.camera.outline import (
     hidden_corners,
     same_corner,
 )
-from drivers.camera.reader import Model, corner_width, read_corner
+from drivers.camera.reader import CornerRead, Model
 
 __all__ = ["CARD_H", "CARD_W", "RANK_HEIGHT", "read_canonical", "read_frame"]
 
@@ -55,10 +54,6 @@ BORDER = 14  # canonical pixels of surroundings kept around a warped card
 # them (a 4:3 phone frame squeezed to a square makes a 1.4 card 1.05 or
 # 1.87), and a camera's angle foreshortens them.
 ASPECT_RANGE = (0.95, 2.0)
-# An outline this near to a square may have its top on either side: its
-# corners are read both ways (an index on its side is no index to the
-# learned reader).
-SQUARISH = 1.3
 MIN_SOLIDITY = 0.90  # contour area / rectangle area
 
 
@@ -184,8 +179,8 @@ def read_canonical(card: Image, model: Model
 
 def read_bordered(bordered: Image, model: Model
                   ) -> tuple[str | None, float, tuple[CornerRead | None, ...]]:
-    return decide(tuple(read_corner(model, p)
-                        for p in corner_patches(bordered, corner_width(model))))
+    return decide(tuple(model.read_corner(p)
+                        for p in corner_patches(bordered, model.corner_width)))
 
 
 def decide(reads: tuple[CornerRead, ...]
@@ -211,41 +206,26 @@ def size_range(shape: tuple[int, ...]) -> tuple[float, float]:
 
 def read_frame(frame: Image, model: Model,
                short_side: tuple[float, float] = (60.0, 260.0)) -> list[CardInFrame]:
-    """Every card found in a BGR (or grey) frame, read or not, left to right.
-    The learned reader reads every card corner on the cards' outlines
-    (read_by_corners: cards that overlap, or that the image's edge cuts);
-    the others read the two index corners of each whole card."""
+    """Every card found in a BGR (or grey) frame, read or not, left to right:
+    every card corner on the cards' outlines and every index found by its ink
+    is read (read_by_corners: cards that overlap, or that the image's edge
+    cuts)."""
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    if isinstance(model, LearnedReader):
-        cards = read_by_corners(frame, gray, model, short_side)
-        if any(c.card for c in cards):
-            return cards
-        # Nothing read: the image may be one card's face, edge to edge (a
-        # deck's artwork): read it again laid on a dark surround.
-        pad = max(8, min(gray.shape[:2]) // 8)
-        padded = cv2.copyMakeBorder(frame, pad, pad, pad, pad, cv2.BORDER_CONSTANT,
-                                    value=(40, 40, 40) if frame.ndim == 3 else 40)
-        wide = (short_side[0], max(short_side[1], float(min(gray.shape[:2]))))
-        again = read_by_corners(padded, cv2.copyMakeBorder(gray, pad, pad, pad, pad,
-                                                           cv2.BORDER_CONSTANT, value=40),
-                                model, wide)
-        if not any(c.card for c in again):
-            return cards
-        return [replace(c, centre=(c.centre[0] - pad, c.centre[1] - pad)) for c in again]
-    out: list[CardInFrame] = []
-    for found in find_cards(gray, short_side):
-        if not found.single:
-            out.append(CardInFrame(None, 0.0, found.centre, (None, None)))
-            continue
-        tops = [found.corners]
-        if found.size[1] < SQUARISH * found.size[0]:
-            tops.append(np.roll(found.corners, 1, axis=0))
-        card, conf, reads = decide(tuple(
-            read_corner(model, p) for corners in tops
-            for p in corner_patches(warp_card(frame, corners, BORDER), corner_width(model))))
-        out.append(CardInFrame(card, conf, found.centre, (reads[0], reads[1])))
-    out.sort(key=lambda c: (c.centre[0], c.centre[1]))
-    return out
+    cards = read_by_corners(frame, gray, model, short_side)
+    if any(c.card for c in cards):
+        return cards
+    # Nothing read: the image may be one card's face, edge to edge (a deck's
+    # artwork): read it again laid on a dark surround.
+    pad = max(8, min(gray.shape[:2]) // 8)
+    padded = cv2.copyMakeBorder(frame, pad, pad, pad, pad, cv2.BORDER_CONSTANT,
+                                value=(40, 40, 40) if frame.ndim == 3 else 40)
+    wide = (short_side[0], max(short_side[1], float(min(gray.shape[:2]))))
+    again = read_by_corners(padded, cv2.copyMakeBorder(gray, pad, pad, pad, pad,
+                                                       cv2.BORDER_CONSTANT, value=40),
+                            model, wide)
+    if not any(c.card for c in again):
+        return cards
+    return [replace(c, centre=(c.centre[0] - pad, c.centre[1] - pad)) for c in again]
 
 
 # Canonical corner points an index corner's patch must show in the image:

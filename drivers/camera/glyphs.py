@@ -22,7 +22,6 @@ from drivers.camera import kernels
 # OpenCV's stubs type every returned array as "integer or floating", so the
 # image aliases say what an array holds in their names, not in their dtype.
 Image = npt.NDArray[Any]  # uint8, HxW or HxWx3 (BGR)
-FloatMap = npt.NDArray[Any]  # float32, HxW
 
 # Ink must be this much darker than the local paper, relative and absolute.
 INK_RATIO = 0.62
@@ -68,64 +67,11 @@ class Box:
 
 
 @dataclass(frozen=True)
-class IndexGlyphs:
-    """One index found in a patch: the rank and suit ink maps and where they are."""
-
-    rank_box: Box
-    suit_box: Box
-    rank_ink: FloatMap  # ink strength 0..1 inside rank_box, other components masked out
-    suit_ink: FloatMap
-    redness: float  # mean (R - max(G, B)) / 255 over the suit's ink; < 0 when no colour
-
-    @property
-    def box(self) -> Box:
-        return self.rank_box.union(self.suit_box)
-
-
-@dataclass(frozen=True)
 class InkLayer:
-    """The ink of a patch: binary mask's components, and the strength of
-    the ink where it is asked for (`ink`)."""
+    """The ink of a patch: its mask's connected components."""
 
-    paper: Image  # the local paper white (paper_level), 8-bit
-    gray: Image  # the ink channel, 8-bit
     labels: npt.NDArray[np.int32]
     stats: npt.NDArray[np.int32]
-    colour: Image | None  # the BGR patch (redness is measured on glyph pixels only)
-
-    def ink(self, box: Box) -> FloatMap:
-        """Ink strength 0..1 inside `box`: darkness against the paper.
-        Measured on the boxes of the glyphs found only: over a whole band
-        it cost a third of a millisecond a frame, for the few glyphs read."""
-        paper = self.paper[box.y : box.y2, box.x : box.x2].astype(np.float32)
-        contrast = paper - self.gray[box.y : box.y2, box.x : box.x2].astype(np.float32)
-        out: FloatMap = np.clip(
-            contrast / np.maximum(paper * (1.0 - INK_RATIO) * 2.0, 1.0), 0.0, 1.0)
-        return out
-
-
-RING = np.ones((3, 3), np.uint8)  # a glyph grown by this dilation: the pixel around it
-
-MEMBER_COMPARED = 3  # member() compares labels with this many ids at most
-
-
-def member(labels: npt.NDArray[Any], ids: Any) -> npt.NDArray[np.bool_]:
-    """`np.isin(labels, ids)` for a label image (small non-negative ids): the
-    same mask at a fraction of the cost (np.isin sorts, and a corner read
-    takes about ten of them). A few ids, nearly always one, by comparing
-    (2 microseconds for one); more by a lookup table (24 microseconds)."""
-    wanted = np.asarray(ids, np.intp).reshape(-1)
-    if len(wanted) <= MEMBER_COMPARED:
-        few = wanted.tolist()
-        out_few: npt.NDArray[np.bool_] = (
-            labels == few[0] if few else np.zeros(labels.shape, bool))
-        for i in few[1:]:
-            out_few |= labels == i
-        return out_few
-    lut = np.zeros(int(labels.max()) + 1 if labels.size else 1, bool)
-    lut[wanted[(wanted >= 0) & (wanted < lut.size)]] = True
-    out: npt.NDArray[np.bool_] = lut[labels]
-    return out
 
 
 def _order_stats(flat: npt.NDArray[Any], lo: int, hi: int) -> tuple[Any, Any]:
@@ -260,7 +206,7 @@ def ink_layer(patch: Image, glyph_size: int) -> InkLayer:
     if tall:
         mask, paper = cv2.transpose(mask), cv2.transpose(paper)
     labels, stats = components(mask, 4)
-    return InkLayer(paper, gray, labels, stats, patch if patch.ndim == 3 else None)
+    return InkLayer(labels, stats)
 
 
 def components(mask: Image, connectivity: int) -> tuple[npt.NDArray[np.int32],
@@ -351,60 +297,10 @@ def _rank_group(seed: int, cands: list[int], boxes: dict[int, Box]) -> list[int]
     return group
 
 
-def _ink_map(layer: InkLayer, ids: list[int], box: Box) -> FloatMap:
-    sub_labels = layer.labels[box.y : box.y2, box.x : box.x2]
-    keep = member(sub_labels, ids)
-    keep = cv2.dilate(keep.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    return np.where(keep, layer.ink(box), 0.0).astype(np.float32)
-
-
-def redness(colour: Image | None, labels: npt.NDArray[Any], ids: list[int],
-            box: Box) -> float | None:
-    """Mean (R - max(G, B)) / 255 over the pixels of components `ids` of a
-    BGR image; None in a grey image or when they have no pixel. `box`: one
-    holding their every pixel (the same pixels, in the same order, for a
-    fraction of the work on the whole image)."""
-    if colour is None or colour.ndim != 3:
-        return None
-    if kernels.COMPILED:
-        red_of = kernels.redness(colour[box.y : box.y2, box.x : box.x2],
-                                 labels[box.y : box.y2, box.x : box.x2], np.asarray(ids, np.int64))
-        return None if math.isnan(red_of) else red_of
-    keep = member(labels[box.y : box.y2, box.x : box.x2], ids)
-    # (over the box, then its pixels taken: one gather of floats, not of
-    # three channels; the same values in the same order)
-    sub = colour[box.y : box.y2, box.x : box.x2]
-    diff = sub[:, :, 2].astype(np.float32)
-    diff -= np.maximum(sub[:, :, 1], sub[:, :, 0])  # (the maximum taken in 8 bits)
-    red = diff[keep]
-    if not len(red):
-        return None
-    # np.mean's float32 sum and quotient, without its checks (two a look)
-    return float(np.add.reduce(red) / len(red) / 255.0)
-
-
-def _suit_redness(layer: InkLayer, ids: list[int], box: Box) -> float:
-    red = redness(layer.colour, layer.labels, ids, box)
-    return -1.0 if red is None else red
-
-
-def find_indices(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexGlyphs]:
-    """Every rank-over-suit pair in the patch, top to bottom, with its ink.
-
-    A pair is a rank line (one or two glyphs of rank height) with a suit
-    glyph right under it, centred under the rank and smaller than it."""
-    layer = ink_layer(patch, glyph_size)
-    return [IndexGlyphs(rank_box=i.rank_box, suit_box=i.suit_box,
-                        rank_ink=_ink_map(layer, i.rank_ids, i.rank_box),
-                        suit_ink=_ink_map(layer, i.suit_ids, i.suit_box),
-                        redness=_suit_redness(layer, i.suit_ids, i.suit_box))
-            for i in _index_places(layer, glyph_size, limit)]
-
-
 @dataclass(frozen=True)
 class IndexPlace:
-    """Where find_indices finds an index: its rank and suit glyphs' boxes
-    and components."""
+    """Where an index (a rank over its suit) lies in a patch: its rank and
+    suit glyphs' boxes and components."""
 
     rank_box: Box
     suit_box: Box
@@ -412,12 +308,16 @@ class IndexPlace:
     suit_ids: list[int]
     suit_px: int  # the suit's inked pixels in its box
 
+    @property
+    def box(self) -> Box:
+        return self.rank_box.union(self.suit_box)
+
 
 def find_index_places(patch: Image, glyph_size: int, limit: int = 4) -> list[IndexPlace]:
-    """The indices find_indices finds, by place alone: the shoe's band
-    search places corners by them and reads the glyphs from each corner's
-    own patch, so their ink (a third of a court card's search, which finds
-    an index in every pair of its picture's shapes) is not measured."""
+    """Every rank-over-suit pair in the patch, top to bottom: a rank line
+    (one or two glyphs of rank height) with a suit glyph right under it,
+    centred under the rank and smaller than it. The shoe's band search
+    places corners by them; the network reads each corner's own patch."""
     return _index_places(ink_layer(patch, glyph_size), glyph_size, limit)
 
 

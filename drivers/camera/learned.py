@@ -32,7 +32,6 @@ import numpy.typing as npt
 
 from drivers.camera.corner import CORNER_H, MARGIN
 from drivers.camera.glyphs import Image
-from drivers.camera.match import CornerRead
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -91,6 +90,19 @@ class LearnedThresholds:
 
     rank: float = 0.9
     suit: float = 0.9
+
+
+@dataclass(frozen=True)
+class CornerRead:
+    """One corner's read. `card` is None when not sure; `best` is the network's
+    card even then ("??" when it saw no index: a refusal keeps what it was
+    not sure of, for the frame's conflict checks)."""
+
+    card: str | None
+    confidence: float
+    best: str
+    p: tuple[float, float, float]  # the network's probability of the card, its rank, its suit
+    is_index: bool  # the network saw an index (its rank head's best is not "no index")
 
 
 class ModelError(ValueError):
@@ -159,16 +171,15 @@ class LearnedReader:
         r, s = int(np.argmax(ranks)), int(np.argmax(suits))
         p_rank, p_suit = float(ranks[r]), float(suits[s])
         if r == NOT_AN_INDEX:
-            return CornerRead(None, 0.0, "??", (p_rank, 0.0, p_suit), 0.0)
+            return CornerRead(None, 0.0, "??", (p_rank, 0.0, p_suit), False)
         best = RANKS[r] + SUITS[s]
         confidence = p_rank * p_suit
         t = t or self.thresholds
         card = best if p_rank >= t.rank and p_suit >= t.suit else None
-        return CornerRead(card, confidence, best, (confidence, p_rank, p_suit), 1.0)
+        return CornerRead(card, confidence, best, (confidence, p_rank, p_suit), True)
 
-    def read_corner(self, patch: Image, on_face: bool = False) -> CornerRead:
-        """`on_face` changes nothing here: the network has seen court
-        pictures and pips as "not an index" (see drivers.camera.reader)."""
+    def read_corner(self, patch: Image) -> CornerRead:
+        """One corner patch at the shoe's thresholds."""
         return self.decide(self.probabilities(patch)[0])
 
     def read_corners(self, patches: list[Image], ink: bool = False) -> list[CornerRead]:

@@ -16,7 +16,7 @@ dealer is asked to key the card in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -24,15 +24,12 @@ import numpy as np
 from drivers.camera.corner import (
     CARD_W,
     MARGIN,
-    RANK_HEIGHT,
     CornerPose,
     patch_inside,
     shoe_corners,
 )
-from drivers.camera.generic import RANK_CAP_REACH, GenericReader
 from drivers.camera.glyphs import Image, IndexPlace, find_index_places, percentile, to_gray
-from drivers.camera.match import CornerRead
-from drivers.camera.reader import Model, patch_for, rank_anchor, read_corner
+from drivers.camera.reader import RANK_ANCHOR, CornerRead, Model, patch_for
 
 
 @dataclass(frozen=True)
@@ -121,7 +118,6 @@ TYPICAL_STEP = 55.0  # pixels per frame of a card pulled at a usual speed
 BACK_TOLERANCE = 6.0  # an index may seem to move up this much (jitter)
 ACCEPT = 0.5  # combined confidence needed to report a card
 CONFLICT_MIN = 0.15  # a disagreeing frame this sure makes the card a conflict
-INDEX_FIT = 0.5  # a corner matching the deck's corners this well holds an index
 
 
 class ShoeReader:
@@ -193,7 +189,7 @@ class ShoeReader:
         ramp = self._background if self._background is not None else 48.0
         for pose, read in read_band(band, self.model, self.geometry, ramp, gray):
             self._assign(_Seen(frame_index, pose.origin[1], read.card, read.best,
-                               read.confidence, read.fit >= INDEX_FIT))
+                               read.confidence, read.is_index))
 
     def _assign(self, seen: _Seen) -> None:
         """Give a detection to the track whose predicted position it is
@@ -334,7 +330,7 @@ def band_poses(band: Image, model: Model, geometry: ShoeGeometry,
     # (both searches look at the ink channel alone: it is taken once)
     gray = to_gray(band) if gray is None else gray
     poses = shoe_corners(gray, scale, ramp)
-    ax, ay = rank_anchor(model)
+    ax, ay = RANK_ANCHOR
     places = find_index_places(gray, geometry.rank_height)
     # An index lies by the card's left edge, in the column of the indices of
     # the corners found (or of the leftmost index): glyph pairs further right
@@ -413,44 +409,9 @@ def corners_in_view(band: Image, model: Model, geometry: ShoeGeometry, ramp: flo
 
 def read_band(band: Image, model: Model, geometry: ShoeGeometry, ramp: float,
               gray: Image | None = None) -> list[tuple[CornerPose, CornerRead]]:
-    """Each corner in view, read. Where a card's corner was found by its
-    edges, a corner placed from index ink lies on that card's face: the
-    index of a card lying over it, or a court picture's shapes. The
-    generic reader reads it at its first look only (the index as first
-    found). The later looks take apart glyphs joined to a court picture or
-    to each other, and cost 0.7 ms a corner; on a picture's shapes they
-    find nothing. Of the 545 indices found by their ink and read right in
-    6,000 still frames of the three decks and 120 stuck pairs, 542 were
-    read at the first look. A card whose edges were not found is read with
-    every look, even from its ink (an svg-cards king of spades: its small
-    spade is read once the finial drawn over it is cut away). The
-    calibrated reader screens such a corner at its alignment's first step
-    (drivers.camera.match.CalibratedReader.read_corner)."""
-    poses = corners_in_view(band, model, geometry, ramp, gray)
-    on_face = any(p.source == "edges" for p in poses)
-    reads = [(p, read_corner(model, patch_for(model, band, p), on_face and p.source == "ink"))
-             for p in poses]
-    # (a refusal keeps its labels and has no confidence, as any other)
-    return [(p, replace(r, card=None, confidence=0.0) if _cap_unseen(model, p, r) else r)
-            for p, r in reads]
-
-
-def _cap_unseen(model: Model, pose: CornerPose, read: CornerRead) -> bool:
-    """The generic reader read a J in a corner placed from index ink whose
-    rows above the rank lie above the frame. The J check looks there for
-    the top bar and stem of a 5 too thin for the ink level (its bowl alone
-    reads as a J: drivers.camera.generic.RANK_CAP_REACH); out of the frame
-    they are black, no ink, and the check passes unseen. So a card entering
-    the view at the top, its index found by its ink before its top edge
-    shows, read its 5 as a J in its first frame (svg-cards, 0.59 and 0.79,
-    two cards in three 6-deck shoes: each then refused as a conflict). A
-    corner placed from the card's edges has its top edge in view, and the
-    rows above its rank are the card's own."""
-    if not (isinstance(model, GenericReader) and pose.source == "ink"
-            and read.card is not None and read.card[0] == "J"):
-        return False
-    ax, ay = rank_anchor(model)
-    return pose.to_image(ax, ay - RANK_CAP_REACH * RANK_HEIGHT)[1] < 0.0
+    """Each corner in view, read."""
+    return [(p, model.read_corner(patch_for(model, band, p)))
+            for p in corners_in_view(band, model, geometry, ramp, gray)]
 
 
 def band_copy(frame: Image, geometry: ShoeGeometry) -> Image:

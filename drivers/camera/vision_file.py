@@ -38,8 +38,7 @@ import numpy as np
 
 from drivers.camera.adapted import NO_INDEX, AdaptedReader, DeckHead
 from drivers.camera.lda import Discriminant
-from drivers.camera.learned import EMBEDDING, learned_model
-from drivers.camera.model import RANKS, SUITS
+from drivers.camera.learned import EMBEDDING, RANKS, SUITS, learned_model
 from drivers.camera.shoe import ShoeGeometry
 
 FORMAT = "croupier-vision-calibration"

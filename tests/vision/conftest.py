@@ -1,7 +1,6 @@
 """Shared fixtures: the decks (copied test data and the project's own),
 their deck calibrations (the learned reader adapted to each, made once per
-session), the glyph-matching reader the learned one replaced (its own
-tests), and card images."""
+session), and card images."""
 
 from __future__ import annotations
 
@@ -13,9 +12,7 @@ import numpy as np
 import pytest
 
 from calibration.deck import calibrate_cards, calibrate_deck
-from calibration.train import train_reader
 from drivers.camera.frame import CARD_H, CARD_W
-from drivers.camera.match import CalibratedReader
 from drivers.camera.vision_file import VisionCalibration
 from sim.camera.decks import Deck, house_deck, load_deck
 
@@ -35,7 +32,6 @@ def canonical(deck: Deck) -> dict[str, Any]:
 
 _decks: dict[str, Deck] = {}
 _cals: dict[str, VisionCalibration] = {}
-_matchers: dict[str, CalibratedReader] = {}
 
 
 def get_deck(name: str) -> Deck:
@@ -56,14 +52,6 @@ def get_calibration(name: str) -> VisionCalibration:
         else:
             _cals[name] = calibrate_deck(DECKS / name)
     return _cals[name]
-
-
-def get_matcher(name: str) -> CalibratedReader:
-    """The glyph-matching reader of a deck (drivers.camera.match), which
-    calibration made before the learned reader replaced it."""
-    if name not in _matchers:
-        _matchers[name] = train_reader(canonical(get_deck(name)), name)
-    return _matchers[name]
 
 
 @pytest.fixture(params=DECK_NAMES)

@@ -192,10 +192,10 @@ def test_vision_read_says_why_a_card_was_not_read(
 
 def test_vision_read_reasons_in_words() -> None:
     from drivers.camera.frame import CardInFrame
-    from drivers.camera.match import CornerRead
+    from drivers.camera.learned import CornerRead
 
     def corner(card: str | None, best: str, conf: float) -> CornerRead:
-        return CornerRead(card, conf, best, (0.0, 0.0, 0.0), 1.0)
+        return CornerRead(card, conf, best, (0.0, 0.0, 0.0), True)
 
     shape = (480, 340, 3)
     bare = CardInFrame(None, 0.0, (170.0, 240.0), (None, None))

@@ -1,6 +1,6 @@
-"""The compiled loops of the readers (drivers.camera.kernels) against their
-numpy twins: the same values to the bit, loop by loop on random inputs and
-on real frames of the three decks, and the same reads, pose for pose and
+"""The compiled loops of the shoe's search (drivers.camera.kernels) against
+their numpy twins: the same values to the bit, loop by loop on random inputs
+and on real frames of the three decks, and the same reads, pose for pose and
 field for field, through the whole band read of both readers. Without
 numba only the twins run (the rest of the suite reads through them)."""
 
@@ -18,9 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.camera import corner, generic, glyphs, kernels, match
-from drivers.camera.generic import generic_model
+from drivers.camera import corner, glyphs, kernels
 from drivers.camera.glyphs import ink_layer, percentile
+from drivers.camera.learned import learned_model
 from drivers.camera.shoe import ShoeGeometry, read_band, still_band
 from sim.camera.decks import ALL_CARDS
 from sim.camera.shoe import ShoeCamera
@@ -120,62 +120,30 @@ def test_a_robust_line_is_the_twins(n: int, slope: float, outliers: float, seed:
         assert (a, b) == want
 
 
-@compiled
-@settings(max_examples=150, deadline=None)
-@given(h=st.integers(1, 40), w=st.integers(1, 40), k=st.integers(1, 6),
-       ids=st.lists(st.integers(-1, 8), max_size=6), seed=st.integers(0, 2**32 - 1))
-def test_a_glyphs_cut_and_redness_are_the_twins(h: int, w: int, k: int, ids: list[int],
-                                                 seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    labels = rng.integers(0, k + 1, (h, w)).astype(np.int32)
-    ink = rng.random((h, w)).astype(np.float32)
-    colour = rng.integers(0, 256, (h, w, 3)).astype(np.uint8)
-    box = glyphs.Box(0, 0, w, h)
-    got = kernels.glyph_cut(ink, labels, np.asarray(ids, np.int64))
-    red = kernels.redness(colour, labels, np.asarray(ids, np.int64))
-    kernels_on = kernels.COMPILED
-    try:
-        kernels.COMPILED = False
-        want = generic._cut(ink, labels, ids, box)
-        want_red = glyphs.redness(colour, labels, ids, box)
-    finally:
-        kernels.COMPILED = kernels_on
-    np.testing.assert_array_equal(got, want)
-    assert (np.isnan(red) and want_red is None) or red == want_red
-    np.testing.assert_array_equal(kernels.member(labels, np.asarray(ids, np.int64)),
-                                  glyphs.member(labels, ids))
-
-
 # --- on real frames ------------------------------------------------------------
 
 @compiled
 @pytest.mark.parametrize("name", DECK_NAMES)
 def test_the_band_search_is_the_twins_on_real_frames(name: str) -> None:
     """The card's edges, the order statistics, the ink layer and the index
-    places of each frame's band, and each corner's ink, compiled and not."""
+    places of each frame's band, compiled and not."""
     compared = 0
     for frame in _frames(name, 24, seed=31):
-        band, gray, ramp = still_band(frame, GEOMETRY)
+        _, gray, ramp = still_band(frame, GEOMETRY)
         got = (corner.shoe_corners(gray, GEOMETRY.scale, ramp), percentile(gray[::4, ::4], 10))
         layer = ink_layer(gray, GEOMETRY.rank_height)
         places = glyphs._index_places_compiled(layer, GEOMETRY.rank_height, 4)
-        patches = [corner.corner_patch(band, p) for p in got[0]]
-        inks = [(generic.ink_map(p), match.ink_maps(p)) for p in patches]
         kernels.COMPILED = False
         try:
             want = (corner.shoe_corners(gray, GEOMETRY.scale, ramp),
                     percentile(gray[::4, ::4], 10))
             plain = ink_layer(gray, GEOMETRY.rank_height)
             want_places = glyphs._index_places_numpy(plain, GEOMETRY.rank_height, 4)
-            want_inks = [(generic.ink_map(p), match.ink_maps(p)) for p in patches]
         finally:
             kernels.COMPILED = True
         assert got == want
         np.testing.assert_array_equal(layer.stats, plain.stats)
         assert places == want_places
-        for (a, b), (c, d) in zip(inks, want_inks, strict=True):
-            np.testing.assert_array_equal(a, c)
-            np.testing.assert_array_equal(b, d)
         compared += len(places)
     assert compared > 24  # (the places were found: the comparison compared something)
 
@@ -183,9 +151,9 @@ def test_the_band_search_is_the_twins_on_real_frames(name: str) -> None:
 @compiled
 @pytest.mark.parametrize("name", DECK_NAMES)
 def test_both_readers_read_every_band_as_the_twins_do(name: str) -> None:
-    """Every corner placed and every read (card, confidence, ratios, fit),
+    """Every corner placed and every read (card, confidence, probabilities),
     calibrated and uncalibrated, the same to the bit."""
-    readers = (get_calibration(name).model(), generic_model())
+    readers = (get_calibration(name).model(), learned_model())
     reads = 0
     for frame in _frames(name, 16, seed=47):
         band, gray, ramp = still_band(frame, GEOMETRY)
@@ -206,7 +174,7 @@ def test_the_twins_read_where_nothing_is_compiled(twins: None) -> None:
     path of a machine without numba)."""
     frame = ShoeCamera(get_deck("house"), seed=3).still("QH", clean=True)
     band, gray, ramp = still_band(frame, GEOMETRY)
-    reads = read_band(band, generic_model(), GEOMETRY, ramp, gray)
+    reads = read_band(band, learned_model(), GEOMETRY, ramp, gray)
     assert [r.card for _, r in reads] == ["QH"]
 
 

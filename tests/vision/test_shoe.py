@@ -15,18 +15,17 @@ import cv2
 import numpy as np
 import pytest
 
-from drivers.camera import generic, shoe
-from drivers.camera.corner import MARGIN, CornerPose, _fit_line, corner_patch, shoe_corners
-from drivers.camera.generic import generic_model
+from drivers.camera import shoe
+from drivers.camera.corner import CornerPose, _fit_line, shoe_corners
 from drivers.camera.glyphs import (
     Box,
     IndexPlace,
     find_index_places,
-    find_indices,
     percentile,
     to_gray,
 )
-from drivers.camera.match import CornerRead, ink_maps
+from drivers.camera.learned import learned_model
+from drivers.camera.reader import patch_for
 from drivers.camera.shoe import (
     CardRead,
     ShoeGeometry,
@@ -39,7 +38,7 @@ from drivers.camera.source import CardSource
 from sim.camera.decks import ALL_CARDS, card_back, cut_card
 from sim.camera.optics import OpticsRange
 from sim.camera.shoe import ShoeCamera
-from tests.vision.conftest import get_calibration, get_deck, get_matcher
+from tests.vision.conftest import get_calibration, get_deck
 
 GEOMETRY = ShoeGeometry()
 FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
@@ -63,7 +62,7 @@ def _cards_entering(name: str, seed: int) -> Iterator[tuple[str, np.ndarray, Box
     left, right = GEOMETRY.band
     for code in ALL_CARDS:
         frame = cam.still(code, clean=True)
-        found = find_indices(np.ascontiguousarray(frame[:, left:right]), GEOMETRY.rank_height)
+        found = find_index_places(np.ascontiguousarray(frame[:, left:right]), GEOMETRY.rank_height)
         yield code, frame, min(found, key=lambda i: i.rank_box.x).rank_box
 
 
@@ -80,12 +79,11 @@ def test_calibrated_reads_perturbed_frames_without_misreads(name: str) -> None:
     assert correct / len(results) >= CALIBRATED_FLOOR[name]
 
 
-@pytest.mark.parametrize("name", ["npm-svg-cards", "house", "house-french"])
+@pytest.mark.parametrize("name", ["npm-svg-cards", "npm-cardsjs", "house", "house-french"])
 def test_uncalibrated_never_guesses(name: str) -> None:
-    """Also on French indices (1 R D V), which only a calibration teaches.
-    (cardsjs: the generic reader misreads its 3 as 5 in some frames, a goal
-    not met; tests/vision/test_generic.py pins that failure.)"""
-    model = generic_model()
+    """Also on French indices (1 R D V), which the network learnt from the
+    project's own deck with French indices."""
+    model = learned_model()
     results = [
         (truth, read_still(frame, model, GEOMETRY)[0])
         for truth, frame in _sample(name, 200, seed=8)
@@ -166,7 +164,7 @@ def test_half_covered_index_is_refused_not_guessed() -> None:
     for code in ("6S", "9S", "8H", "3C", "QD", "TH", "5D", "AS"):
         frame = cam.still(code, clean=True)
         left, right = GEOMETRY.band
-        found = find_indices(np.ascontiguousarray(frame[:, left:right]), GEOMETRY.rank_height)
+        found = find_index_places(np.ascontiguousarray(frame[:, left:right]), GEOMETRY.rank_height)
         rank = min(found, key=lambda i: i.rank_box.x).rank_box  # the index, not a pip
         # A skin-coloured thumb over the upper 60% of the rank.
         cover = slice(rank.y - 6, rank.y + int(0.6 * rank.h))
@@ -225,7 +223,7 @@ def test_covered_rank_or_index_is_never_misread_on_any_card(name: str) -> None:
     wrong = []
     for code in ALL_CARDS:
         frame = cam.still(code, clean=True)
-        found = find_indices(np.ascontiguousarray(frame[:, left:right]), GEOMETRY.rank_height)
+        found = find_index_places(np.ascontiguousarray(frame[:, left:right]), GEOMETRY.rank_height)
         assert found, code
         index = min(found, key=lambda i: i.rank_box.x)
         r, b = index.rank_box, index.box
@@ -262,8 +260,7 @@ def test_a_card_entering_the_view_is_read_from_its_index_ink() -> None:
     the 8 of hearts entering: its top edge is just above the view, its index
     wholly in it, so the corner is placed from the index ink. It used to be
     read as a 6 of hearts with full confidence: the patch's top margin, black
-    outside the frame, was taken for a bar of ink over the 8 (fixed in
-    drivers.camera.match.ink_maps)."""
+    outside the frame, was taken for a bar of ink over the 8."""
     band = cv2.imread(str(FRAMES / "cardsjs-8H-index-cut-by-the-top.png"))
     assert band is not None
     model = get_calibration("npm-cardsjs").model()
@@ -275,20 +272,15 @@ def test_a_card_entering_the_view_is_read_from_its_index_ink() -> None:
 
 def test_a_dark_strip_at_the_top_of_a_corner_patch_is_not_read_as_ink() -> None:
     """The same band, its corner placed a pixel or two higher or lower (the
-    black outside the frame then fills 6 to 10 rows of the patch's margin).
-    The paper level used to fill a strip that thin with paper, and the strip
-    turned into a bar of ink: the 8 read as a 6 at some of these places.
-    No ink there now, and the card is read right or not at all."""
+    black outside the frame then fills 6 to 10 rows of the patch's margin):
+    the card is read right or not at all, and right at most places."""
     band = cv2.imread(str(FRAMES / "cardsjs-8H-index-cut-by-the-top.png"))
     assert band is not None
     model = get_calibration("npm-cardsjs").model()
     got = []
     for oy in (-2.0, -1.0, 0.0, 0.6, 1.0, 2.0):
         pose = CornerPose((35.75, oy), (GEOMETRY.scale, 0.0), (0.0, GEOMETRY.scale), "ink")
-        patch = corner_patch(band, pose)
-        maps = ink_maps(patch)
-        outside = int(MARGIN - oy / GEOMETRY.scale) - 1  # patch rows wholly above the frame
-        assert maps[:, :outside].max() == 0.0, oy
+        patch = patch_for(model, band, pose)
         got.append(model.read_corner(patch).card)
     assert set(got) <= {"8H", None} and got.count("8H") >= 5, got
 
@@ -333,7 +325,8 @@ def test_a_card_whose_rank_touches_its_top_edge_is_placed_from_its_edges() -> No
     # The card is turned by at most a few degrees, and its top edge is row 23.
     assert abs(pose.u[1] / pose.u[0]) < 0.05
     assert pose.origin[1] == pytest.approx(23.0, abs=1.0)
-    assert generic_model().read_corner(corner_patch(band, pose)).card == "5H"
+    model = learned_model()
+    assert model.read_corner(patch_for(model, band, pose)).card == "5H"
 
 
 def _band(name: str) -> tuple[np.ndarray, float]:
@@ -364,107 +357,44 @@ def test_a_court_pictures_shapes_place_no_corner_by_their_ink(
     search finds two more rank-over-suit pairs in the picture, in the index
     column and outside her corner. Their "suits" are a stroke and a hollow
     shape, and they place no corner; with the suit's shape not asked for,
-    they do, and each is read and refused by both readers of hand-made
-    rules (the glyph-matching one finds no corner of the deck there and
-    reads no region)."""
+    they do, and each is read and refused by both readers."""
     band, ramp = _band("svg-cards-QC-band-picture-shapes-in-the-index-column.png")
     places = find_index_places(to_gray(band), GEOMETRY.rank_height)
     assert len(places) == 3 and [suit_shaped(p) for p in places] == [True, False, False]
-    gen = generic_model()
-    cal = get_matcher("npm-svg-cards")
-    for model in (gen, cal):
+    readers = (learned_model(), get_calibration("npm-svg-cards").model())
+    for model in readers:
         assert [p.source for p in band_poses(band, model, GEOMETRY, ramp)] == ["edges"]
         assert [r.card for _, r in read_band(band, model, GEOMETRY, ramp)] == ["QC"]
     monkeypatch.setattr(shoe, "SUIT_ASPECT", (0.0, math.inf))
     monkeypatch.setattr(shoe, "SUIT_FILL_MIN", 0.0)
-    for model in (gen, cal):
+    for model in readers:
         reads = read_band(band, model, GEOMETRY, ramp)
         assert [p.source for p, _ in reads][:1] == ["edges"] and len(reads) >= 2
         assert [r.card for _, r in reads] == ["QC"] + [None] * (len(reads) - 1)
-    unread = [r for _, r in read_band(band, cal, GEOMETRY, ramp)[1:]]
-    assert all(r.fit < cal.thresholds.min_fit and r.best == "??" for r in unread)
 
 
-def _looks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Looks taken at each corner the generic reader reads (a count per
-    index_candidates call)."""
-    counts: list[int] = []
-    real = generic.index_candidates
-
-    def counted(*args: Any, **kwargs: Any) -> Iterator[Any]:
-        counts.append(0)
-        for parts in real(*args, **kwargs):
-            counts[-1] += 1
-            yield parts
-
-    monkeypatch.setattr(generic, "index_candidates", counted)
-    return counts
+@pytest.mark.parametrize(("frame", "want"), [
+    # his corner found by its edges; a suit-shaped pair of his picture's
+    # shapes places a second corner by its ink, which is no index
+    ("svg-cards-JC-band-picture-shapes-read-as-an-index.png", [("edges", "JC"), ("ink", None)]),
+    # his edges place no corner; his index, found by its ink, the only one
+    ("svg-cards-KS-band-found-by-its-ink-alone.png", [("ink", "KS")]),
+])
+def test_corners_placed_from_ink_on_a_court_card(frame: str, want: list[Any]) -> None:
+    band, ramp = _band(frame)
+    for model in (learned_model(), get_calibration("npm-svg-cards").model()):
+        reads = read_band(band, model, GEOMETRY, ramp)
+        assert [(p.source, r.card) for p, r in reads] == want
 
 
-def test_an_index_found_by_its_ink_on_a_cards_face_is_read_at_its_first_look(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The jack of clubs' band (svg-cards): his corner is found by its
-    edges, and a pair of his picture's shapes, suit-shaped, places a second
-    corner by its ink. That corner is read at its first look only (refused:
-    its "rank" alone refuses it, and its suit is not read); every look
-    refuses it too, at more cost."""
-    band, ramp = _band("svg-cards-JC-band-picture-shapes-read-as-an-index.png")
-    model = generic_model()
-    counts = _looks_counted(monkeypatch)
-    reads = read_band(band, model, GEOMETRY, ramp)
-    assert [(p.source, r.card) for p, r in reads] == [("edges", "JC"), ("ink", None)]
-    assert counts[1] == 1
-    assert reads[1][1].best.endswith("?")  # the rank's say alone
-    counts.clear()
-    assert model.read_corner(corner_patch(band, reads[1][0])).card is None
-    assert counts[0] > 1
-
-
-def test_a_card_whose_edges_place_no_corner_is_read_with_every_look() -> None:
-    """The king of spades' band (svg-cards): his edges place no corner;
-    his index, found by its ink, places the only one. It is read with
-    every look: the king is read once the finial's gold over his small
-    spade is cut away, and the first look alone would refuse him."""
-    band, ramp = _band("svg-cards-KS-band-found-by-its-ink-alone.png")
-    model = generic_model()
-    reads = read_band(band, model, GEOMETRY, ramp)
-    assert [(p.source, r.card) for p, r in reads] == [("ink", "KS")]
-    assert model.read_corner(corner_patch(band, reads[0][0]), first_look=True).card is None
-
-
-def test_a_j_whose_rows_above_lie_out_of_the_frame_is_not_read() -> None:
+def test_a_five_whose_top_bar_is_out_of_the_frame_is_not_read_as_a_j() -> None:
     """The 5 of hearts' band (svg-cards) as the card enters the view: the
     5's thin top bar and stem, at the frame's edge, are too faint for the
     band's ink layer, and its index is found by its bowl, which places a
-    corner by its ink. The bowl reads as a J, and the J check (ink above
-    the rank in its own columns) passes: those rows lie above the frame,
-    black in the patch. Such a J is refused; the generic reader alone,
-    on the same patch, says J."""
+    corner by its ink. The bowl alone looks like a J: it is read as the 5,
+    or not at all."""
     band, ramp = _band("svg-cards-5H-band-cut-by-the-top-read-as-a-J.png")
-    model = generic_model()
-    reads = read_band(band, model, GEOMETRY, ramp)
-    assert [(p.source, r.card, r.confidence, r.best) for p, r in reads] == [
-        ("ink", None, 0.0, "JH")]
-    pose = reads[0][0]
-    assert model.read_corner(corner_patch(band, pose)).card == "JH"
-
-
-def test_a_j_is_refused_only_where_its_rows_above_are_out_of_the_frame() -> None:
-    """The rows the J check reads reach half a nominal rank's height over
-    the rank: a corner placed from ink at 11.6 px has them in the frame
-    (its rank's top at 17.9 px), at 11.5 px not. Other ranks, corners
-    placed from the card's edges and the calibrated reader are not
-    touched."""
-    model = generic_model()
-    s = GEOMETRY.scale
-
-    def pose(y: float, source: str = "ink") -> CornerPose:
-        return CornerPose((30.0, y), (s, 0.0), (0.0, s), source)
-
-    j = CornerRead("JH", 0.8, "JH", (30.0, 30.0, 30.0), 1.0)
-    five = CornerRead("5H", 0.8, "5H", (30.0, 30.0, 30.0), 1.0)
-    assert not shoe._cap_unseen(model, pose(11.6), j)
-    assert shoe._cap_unseen(model, pose(11.5), j)
-    assert not shoe._cap_unseen(model, pose(11.5), five)
-    assert not shoe._cap_unseen(model, pose(11.5, "edges"), j)
-    assert not shoe._cap_unseen(get_calibration("npm-svg-cards").model(), pose(-20.0), j)
+    for model in (learned_model(), get_calibration("npm-svg-cards").model()):
+        reads = read_band(band, model, GEOMETRY, ramp)
+        assert [p.source for p, _ in reads] == ["ink"]
+        assert reads[0][1].card in ("5H", None)

@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_info
 def blas():
     return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
 before = blas()
-import drivers.camera.generic
+import drivers.camera.learned
 print(json.dumps([before, blas()]))
 """
 
