@@ -6,7 +6,7 @@ import importlib
 import sys
 
 BENCHMARKS = (
-    "engine", "vision", "service", "drivers", "soak",
+    "engine", "vision", "vision_tail", "service", "drivers", "soak",
     "surveillance", "vision_photos", "vision_oof", "vision_adapt", "pace", "fuzz", "storage",
     "edge",
     "floor",

@@ -34,10 +34,10 @@ import numpy as np
 
 from bench import vision_baseline
 from calibration.deck import calibrate_cards, load_faces
-from drivers.camera.frame import CARD_H, CARD_W, read_frame
-from drivers.camera.learned import learned_model
-from drivers.camera.shoe import ShoeGeometry, read_still
 from drivers.camera.source import CardSource
+from drivers.vision.frame import CARD_H, CARD_W, read_frame
+from drivers.vision.learned import learned_model
+from drivers.vision.shoe import ShoeGeometry, read_still
 from sim.camera.decks import Deck, house_deck, load_deck
 from sim.camera.shoe import ShoeCamera
 

@@ -34,11 +34,11 @@ from bench.vision_oof import (
 )
 from calibration.adapt import FRAME_LLR, LLR, AdaptError, adapt
 from calibration.designs import Design, design_deck
-from drivers.camera.adapted import AdaptedReader
-from drivers.camera.frame import corner_reads, size_range
-from drivers.camera.glyphs import Image
-from drivers.camera.learned import F32, LearnedThresholds, learned_model, load
-from drivers.camera.shoe import ShoeGeometry, read_still
+from drivers.vision.adapted import AdaptedReader
+from drivers.vision.frame import corner_reads, size_range
+from drivers.vision.glyphs import Image
+from drivers.vision.learned import F32, LearnedThresholds, learned_model, load
+from drivers.vision.shoe import ShoeGeometry, read_still
 from sim.camera.shoe import ShoeCamera
 
 GRID = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0, 30.0, 40.0, 60.0, 80.0, 120.0)

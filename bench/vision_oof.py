@@ -16,7 +16,7 @@ used. Each real design is then read
 by its fold's network, uncalibrated:
 
 - still: `--frames` shoe-camera frames of random cards, each read on its
-  own (drivers.camera.shoe.read_still), under the simulator's camera
+  own (drivers.vision.shoe.read_still), under the simulator's camera
   envelope;
 - frame: table scenes of four cards each at any angle, 70-140 px wide, read
   as `croupier vision read` reads a photo (frame mode);
@@ -44,9 +44,10 @@ import cv2
 import numpy as np
 
 from calibration.designs import Design, design_deck, training_designs
-from drivers.camera.frame import corner_reads, read_frame, size_range
-from drivers.camera.glyphs import Image, find_index_places
-from drivers.camera.learned import (
+from drivers.camera.source import CardSource
+from drivers.vision.frame import corner_reads, read_frame, size_range
+from drivers.vision.glyphs import Image, find_index_places
+from drivers.vision.learned import (
     MODEL_PATH,
     PATCH_H,
     PATCH_W,
@@ -54,9 +55,8 @@ from drivers.camera.learned import (
     LearnedThresholds,
     load,
 )
-from drivers.camera.reader import Model
-from drivers.camera.shoe import ShoeGeometry, read_band, read_still, still_band
-from drivers.camera.source import CardSource
+from drivers.vision.reader import Model
+from drivers.vision.shoe import ShoeGeometry, read_band, read_still, still_band
 from sim.camera.optics import OpticsRange, background, card_corners, expose, place
 from sim.camera.shoe import ShoeCamera
 from sim.camera.table import FELT, cascade, scene
@@ -259,7 +259,7 @@ def pair_scenes(design: Design, scenes: int, seed: int) -> list[tuple[list[str],
 def scene_records(design: Design, reader: LearnedReader, scenes: int, seed: int) -> Records:
     """Table photos of cascaded hands and of pairs of cards lying on each
     other (other seeds than those judged): the scene's cards and every
-    corner read in it (drivers.camera.frame.corner_reads), whatever the
+    corner read in it (drivers.vision.frame.corner_reads), whatever the
     thresholds."""
     out: Records = []
     for cards, image in (hand_scenes(design, scenes, seed, seed + 9, 500)
@@ -348,7 +348,7 @@ def speed(scenes: int, seed: int) -> None:
     and the network alone on one corner patch."""
     import time
 
-    from drivers.camera.learned import learned_model
+    from drivers.vision.learned import learned_model
 
     reader = learned_model()
     wall, cpu = [], []

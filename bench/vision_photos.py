@@ -7,7 +7,7 @@ cards, space-separated, `10` for a ten; backs and jokers are not cards to
 read). Default: ../shared/photos/phone-single-card (real phone photos of a
 deck and a camera the reader never learnt from; CC BY 4.0, see
 tests/data/photos/README.md). Each photo is read as `croupier vision read`
-reads it (drivers.camera.frame.read_frame) and its reads compared with its
+reads it (drivers.vision.frame.read_frame) and its reads compared with its
 cards: a card read is right when the photo holds it, a misread when it
 does not; a card of the photo not read is missed. Time: each photo's wall
 time on one thread.
@@ -24,8 +24,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from drivers.camera.frame import read_frame, size_range
-from drivers.camera.reader import Model
+from drivers.vision.frame import read_frame, size_range
+from drivers.vision.reader import Model
 
 PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared" / "photos" / "phone-single-card"
 NOT_CARDS = {"BACK", "BLACK", "RED", "JOKER"}
@@ -119,11 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     model: Model
     if args.calibration:
-        from drivers.camera.vision_file import load
+        from drivers.vision.vision_file import load
 
         model = load(args.calibration).model()
     else:
-        from drivers.camera.learned import learned_model
+        from drivers.vision.learned import learned_model
 
         model = learned_model()
     tally = run(args.photos, model, args.limit, args.every, args.split)

@@ -6,7 +6,7 @@ learnt from, here of this deck alone) and views of what on the deck is no
 index (pips, court pictures, an index whose rank is covered; card backs and
 felt), the network's features
 of each, and a linear discriminant of the 52 cards and "no index" on them:
-the deck's head (drivers.camera.adapted). Then the head is checked on other
+the deck's head (drivers.vision.adapted). Then the head is checked on other
 views of the same faces: a card another card's views are taken for, or
 whose own views read as another card, is refused by name.
 """
@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibration.corner_samples import covered, sample
-from drivers.camera.adapted import NO_INDEX, AdaptedReader, DeckHead
-from drivers.camera.glyphs import Image
-from drivers.camera.lda import Discriminant
-from drivers.camera.learned import RANKS, SUITS, LearnedReader
+from drivers.vision.adapted import NO_INDEX, AdaptedReader, DeckHead
+from drivers.vision.glyphs import Image
+from drivers.vision.lda import Discriminant
+from drivers.vision.learned import RANKS, SUITS, LearnedReader
 
 ALL_CARDS = tuple(r + s for s in SUITS for r in RANKS)
 VIEWS = 32  # views of each card's index corner learnt from

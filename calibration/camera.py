@@ -17,10 +17,11 @@ import numpy as np
 
 from calibration.deck import ALL_CARDS, calibrate_cards
 from drivers.camera.capture import FrameSource
-from drivers.camera.frame import CARD_W, RANK_HEIGHT, corners_of, find_cards, warp_card
-from drivers.camera.glyphs import Image, to_gray
-from drivers.camera.shoe import ShoeGeometry
-from drivers.camera.vision_file import CalibrationError, VisionCalibration
+from drivers.vision.frame import CARD_W, RANK_HEIGHT
+from drivers.vision.glyphs import Image, to_gray
+from drivers.vision.shoe import ShoeGeometry
+from drivers.vision.vision_file import CalibrationError, VisionCalibration
+from drivers.vision.whole_card import corners_of, find_cards, warp_card
 
 FOCUS_MIN = 100.0  # Laplacian variance of the (smoothed) index corner
 PAPER_RANGE = (110.0, 250.0)  # paper brightness (90th percentile) allowed

@@ -1,8 +1,8 @@
 """Training views of index corners for the learned reader (development time).
 
 Each sample is a corner patch exactly as the run-time readers get one
-(drivers.camera.corner.corner_patch: the card's top left corner upright at
-canonical scale, drivers.camera.learned.PATCH_W x PATCH_H: 96 x 116 pixels
+(drivers.vision.corner.corner_patch: the card's top left corner upright at
+canonical scale, drivers.vision.learned.PATCH_W x PATCH_H: 96 x 116 pixels
 with an 8 pixel margin), drawn from a deck
 face the way a camera would show it:
 
@@ -25,7 +25,7 @@ face the way a camera would show it:
   blur, sharpening, noise, JPEG, and now and then no colour at all.
 
 A quarter of the index corners are placed as a finder of ink places them
-(drivers.camera.index_poses: from the rank's own place and height, not the
+(drivers.vision.index_poses: from the rank's own place and height, not the
 card's edges).
 
 Negatives ("not an index") are the same views of what a corner finder also
@@ -47,10 +47,10 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.corner import CARD_H, CARD_W, MARGIN
-from drivers.camera.glyphs import Image
-from drivers.camera.index_poses import INK_RANK_HEIGHT, INK_RANK_LEFT, INK_RANK_TOP
-from drivers.camera.learned import NOT_AN_INDEX, PATCH_H, PATCH_W, RANKS, SUITS
+from drivers.vision.corner import CARD_H, CARD_W, MARGIN
+from drivers.vision.glyphs import Image
+from drivers.vision.index_poses import INK_RANK_HEIGHT, INK_RANK_LEFT, INK_RANK_TOP
+from drivers.vision.learned import NOT_AN_INDEX, PATCH_H, PATCH_W, RANKS, SUITS
 from sim.camera.decks import to_bgra
 
 Deck = dict[str, Image]
@@ -215,7 +215,7 @@ def _view(rng: np.random.Generator, negative_window: bool) -> View:
 
 
 def _ink_view(face: Image, rng: np.random.Generator) -> View | None:
-    """A corner placed from the index's own ink (drivers.camera.index_poses):
+    """A corner placed from the index's own ink (drivers.vision.index_poses):
     the rank's left side and top at the canonical rank's place
     (INK_RANK_LEFT, INK_RANK_TOP), its height at INK_RANK_HEIGHT within
     the error of that finder's ladder of scales, turned as little as the
@@ -304,7 +304,7 @@ def render(face: Image, rng: np.random.Generator, view: View, *, over: Image | N
                               interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.12:
         # The shoe's band ends 100 px right of the card's nominal edge: past
-        # it the patch is black (drivers.camera.corner.corner_patch).
+        # it the patch is black (drivers.vision.corner.corner_patch).
         patch[:, int(rng.uniform(64, PATCH_W)) :] = 0
     return patch
 

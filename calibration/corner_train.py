@@ -1,6 +1,6 @@
 """Train the learned reader's corner network (development time, PyTorch).
 
-    .venv/bin/python -m calibration.corner_train --out drivers/camera/data/corner_net.onnx
+    .venv/bin/python -m calibration.corner_train --out drivers/vision/data/corner_net.onnx
 
 Needs the `build` extra (PyTorch, CPU is enough) and Pillow with the fonts
 that calibration.procedural_decks names. The designs it learns from are
@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from calibration.corner_samples import samples
 from calibration.designs import Design, design_deck, training_designs
-from drivers.camera.learned import (
+from drivers.vision.learned import (
     NET_H,
     NET_W,
     NOT_AN_INDEX,
@@ -107,7 +107,7 @@ def network() -> Any:
 
 
 def _normalise(x: Any) -> Any:
-    """drivers.camera.learned.normalise on a batch (uint8 N x H x W x 3)."""
+    """drivers.vision.learned.normalise on a batch (uint8 N x H x W x 3)."""
     x = x.permute(0, 3, 1, 2).float()
     x = x - x.mean(dim=(1, 2, 3), keepdim=True)
     return x / x.std(dim=(1, 2, 3), keepdim=True, unbiased=False).clamp(min=4.0)

@@ -15,9 +15,9 @@ from pathlib import Path
 import cv2
 
 from calibration.adapt import AdaptError, adapt
-from drivers.camera.glyphs import Image
-from drivers.camera.learned import RANKS, SUITS, learned_model
-from drivers.camera.vision_file import CalibrationError, VisionCalibration
+from drivers.vision.glyphs import Image
+from drivers.vision.learned import RANKS, SUITS, learned_model
+from drivers.vision.vision_file import CalibrationError, VisionCalibration
 
 ALL_CARDS = tuple(r + s for s in SUITS for r in RANKS)
 MIN_FACE_HEIGHT = 150  # pixels: smaller images do not hold a readable index

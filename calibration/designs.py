@@ -13,7 +13,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from drivers.camera.glyphs import Image
+from drivers.vision.glyphs import Image
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = (ROOT / "data" / "decks", ROOT / "tests" / "data" / "decks")

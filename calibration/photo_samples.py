@@ -5,7 +5,7 @@ a real camera adds what no rendering quite makes: a phone's sharpening and
 noise, real paper and light, an export that squeezes its frame. So it also
 learns from half of the labelled real photos of ../shared/photos (CC BY 4.0:
 see tests/data/photos/README.md): each photo's corners are proposed as frame
-mode proposes them (drivers.camera.frame.corner_poses, and each whole
+mode proposes them (drivers.vision.frame.corner_poses, and each whole
 card's outline both ways round), and a corner is labelled by the photo's
 index boxes (YOLO boxes around each visible index): the card of the box its
 index falls in, "not an index" where its corner region touches no box.
@@ -28,17 +28,10 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.corner_samples import _camera
-from drivers.camera.corner import CARD_H, CARD_W, CornerPose, corner_patch
-from drivers.camera.frame import (
-    BORDER,
-    _portrait_order,
-    corner_patches,
-    corner_poses,
-    size_range,
-    warp_card,
-)
-from drivers.camera.glyphs import Image
-from drivers.camera.learned import (
+from drivers.vision.corner import CARD_H, CARD_W, CornerPose, corner_patch
+from drivers.vision.frame import corner_poses, size_range
+from drivers.vision.glyphs import Image
+from drivers.vision.learned import (
     CORNER_WIDTH,
     NOT_AN_INDEX,
     RANKS,
@@ -47,6 +40,7 @@ from drivers.camera.learned import (
     load,
     shrink,
 )
+from drivers.vision.whole_card import BORDER, corner_patches, portrait_order, warp_card
 
 PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared" / "photos" / "phone-single-card"
 NOT_CARDS = {"BACK", "BLACK", "RED", "JOKER"}
@@ -167,7 +161,7 @@ def corners_of(image: Image, boxes: list[tuple[Box, str | None]]) -> list[Found]
         quad = cv2.approxPolyDP(contour, 0.03 * cv2.arcLength(contour, True), True)
         if len(quad) != 4:
             continue
-        box = _portrait_order(quad[:, 0, :].astype(np.float32))
+        box = portrait_order(quad[:, 0, :].astype(np.float32))
         for top in (box, np.roll(box, 1, axis=0)):
             canon = np.array([[0, 0], [CARD_W - 1, 0], [CARD_W - 1, CARD_H - 1], [0, CARD_H - 1]],
                              np.float32)

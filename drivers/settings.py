@@ -120,7 +120,7 @@ class CameraSection(Section):
         480,
     )
     fps: Annotated[float, Field(ge=5, le=120)] = 30.0
-    # Shoe geometry (drivers.camera.shoe.ShoeGeometry): where the index corner passes.
+    # Shoe geometry (drivers.vision.shoe.ShoeGeometry): where the index corner passes.
     # Unset: the camera calibration's, else the nominal shoe mount's.
     band: tuple[int, int] | None = None  # x range of the card's left edge and index, pixels
     rank_height: Annotated[int, Field(ge=8, le=200)] | None = None

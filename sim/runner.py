@@ -76,7 +76,7 @@ def build(config: Config, offline: bool = False) -> SimRun:
 def camera_source(config: Config, profile: RuleProfile, speed: float | None) -> CameraCardSource:
     """The virtual shoe behind the real card reader (`[sim] camera`)."""
     from drivers.camera.source import CardSource
-    from drivers.camera.vision_file import CalibrationError
+    from drivers.vision.vision_file import CalibrationError
     from sim.camera.card_source import CameraCardSource
     from sim.camera.decks import DeckError, house_deck, load_deck
 

@@ -240,7 +240,7 @@ def test_a_line_without_end_is_refused_at_its_start_not_read_whole() -> None:
 def test_a_damaged_vision_calibration_is_refused(tmp_path: Path, fields: dict[str, str]) -> None:
     import numpy as np
 
-    from drivers.camera import vision_file
+    from drivers.vision import vision_file
 
     path = tmp_path / "vision.npz"
     arrays = {"format": vision_file.FORMAT, "version": str(vision_file.VERSION), "meta": "{}"}

@@ -57,6 +57,8 @@ def test_the_packages_keep_every_contract(tree: Path) -> None:
         ("controller/engine/round.py", "import controller.journal", "the engine is pure"),
         ("drivers/interfaces.py", "import controller.service", "drivers import none"),
         ("drivers/serial/shoe.py", "import sim.shoe", "drivers import none"),
+        ("drivers/vision/shoe.py", "import drivers.camera.capture", "the vision package is pure"),
+        ("drivers/vision/frame.py", "import threading", "the vision package is pure"),
         ("controller/journal.py", "import controller.cli.run", "only the command line"),
         ("controller/wire.py", "import sim.bots", "the service never imports the simulator"),
         ("controller/service.py", "import calibration.adapt", "calibration tools are run"),

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from controller.cli.calibrate_scale import register_scale
-from drivers.camera.vision_file import CalibrationError, save
+from drivers.vision.vision_file import CalibrationError, save
 
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 

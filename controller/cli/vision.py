@@ -1,7 +1,7 @@
 """`croupier vision read [--calibration FILE] IMAGE...`: frame mode on still
 images. One line per card found: image, card (or `none` for a card found but
 not readable), confidence, and the card centre x, y in pixels, tab-separated.
-Uncalibrated, the learned reader (drivers.camera.learned) reads every card
+Uncalibrated, the learned reader (drivers.vision.learned) reads every card
 corner in view, so cards that overlap or that the image's edge cuts are read
 too.
 """
@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from drivers.camera.reader import Model
-from drivers.camera.vision_file import CalibrationError, load
+from drivers.vision.reader import Model
+from drivers.vision.vision_file import CalibrationError, load
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,14 +49,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_read(args: argparse.Namespace) -> int:
     import cv2  # only when reading: `croupier --help` stays light
 
-    from drivers.camera.frame import read_frame, size_range
+    from drivers.vision.frame import read_frame, size_range
 
     model: Model
     try:
         if args.calibration:
             model = load(args.calibration).model()
         else:
-            from drivers.camera.learned import learned_model
+            from drivers.vision.learned import learned_model
 
             model = learned_model()
     except (CalibrationError, ValueError) as exc:
@@ -124,7 +124,7 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"croupier vision replay: {args.video}: not a video OpenCV can open",
               file=sys.stderr)
         return 2
-    from drivers.camera import kernels
+    from drivers.vision import kernels
 
     kernels.warm()
     size = source.reader.geometry.frame_size

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from drivers.camera.glyphs import Image
+from drivers.vision.glyphs import Image
 
 log = logging.getLogger("croupier.camera")
 

@@ -20,11 +20,11 @@ import threading
 from collections import deque
 from typing import TYPE_CHECKING
 
-from drivers.camera import shoe
 from drivers.camera.capture import Capture, Frame
 from drivers.camera.source import CardSource
 from drivers.health import DeviceHealth
 from drivers.interfaces import CardRead, SensorFault, Sink
+from drivers.vision import shoe
 
 if TYPE_CHECKING:
     from drivers.camera.record import Recorder
@@ -78,7 +78,7 @@ class CameraDriver:
     def start(self, sink: Sink) -> None:
         if self.recorder is not None:
             self.recorder.start()
-        from drivers.camera import kernels
+        from drivers.vision import kernels
 
         kernels.warm()  # the reader's compiled loops, before the first frame can wait for them
         error = getattr(self.capture.source, "error", None)
@@ -160,8 +160,8 @@ def card_source(cfg: CameraSection) -> CardSource:
     """The reader for the configured calibration and shoe geometry."""
     from dataclasses import replace
 
-    from drivers.camera.shoe import ShoeGeometry
-    from drivers.camera.vision_file import CalibrationError, load
+    from drivers.vision.shoe import ShoeGeometry
+    from drivers.vision.vision_file import CalibrationError, load
 
     geometry = ShoeGeometry(frame_size=cfg.size)
     model = None

@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 
 from drivers.camera.capture import CameraError, FrameSource, open_source
-from drivers.camera.glyphs import Image
+from drivers.vision.glyphs import Image
 
 log = logging.getLogger("croupier.camera")
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import cv2
 
-from drivers.camera import shoe
 from drivers.camera.capture import Frame
+from drivers.vision import shoe
 
 log = logging.getLogger("croupier.camera")
 

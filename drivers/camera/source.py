@@ -13,10 +13,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from drivers.camera.capture import Capture
-from drivers.camera.glyphs import Image
-from drivers.camera.learned import learned_model
-from drivers.camera.reader import Model
-from drivers.camera.shoe import CardRead, ShoeGeometry, ShoeReader
+from drivers.vision.glyphs import Image
+from drivers.vision.learned import learned_model
+from drivers.vision.reader import Model
+from drivers.vision.shoe import CardRead, ShoeGeometry, ShoeReader
 
 __all__ = ["CardRead", "CardSource"]
 
@@ -25,7 +25,7 @@ class CardSource:
     """Frames in, card reads out.
 
     model: a calibration's reader (`VisionCalibration.model()`); None uses
-    the learned reader (drivers.camera.learned): out of fold it reads more
+    the learned reader (drivers.vision.learned): out of fold it reads more
     of the frames of unseen decks than the generic reader, and misreads
     fewer (docs/vision.md).
     geometry: where the index crosses the frame (a camera calibration's
@@ -41,7 +41,7 @@ class CardSource:
         """From a calibration file (deck or camera); None: uncalibrated."""
         if path is None:
             return cls()
-        from drivers.camera.vision_file import load
+        from drivers.vision.vision_file import load
 
         cal = load(path)
         return cls(cal.model(), cal.geometry)

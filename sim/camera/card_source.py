@@ -32,10 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from controller.engine.profile import RuleProfile
-from drivers.camera import shoe as reader_shoe
 from drivers.camera.driver import to_record
 from drivers.camera.source import CardSource
 from drivers.interfaces import SensorFault, Sink
+from drivers.vision import shoe as reader_shoe
 from sim.camera.decks import Deck
 from sim.camera.shoe import ShoeCamera, ShoeFrame
 from sim.camera.tally import CameraTally
@@ -93,7 +93,7 @@ class CameraCardSource(VirtualCardSource):
 
     # ------------------------------------------------------- driver contract
     def start(self, sink: Sink) -> None:
-        from drivers.camera import kernels
+        from drivers.vision import kernels
 
         # Compiled before the first card, as the camera driver does: a card drawn while
         # they compile would wait seconds for its first frame (a stale camera).

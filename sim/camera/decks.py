@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from drivers.camera.glyphs import Image
+from drivers.vision.glyphs import Image
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"

@@ -12,7 +12,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from drivers.camera.glyphs import Image
+from drivers.vision.glyphs import Image
 from sim.camera.decks import Deck
 from sim.camera.optics import OpticsRange, card_corners, expose, place
 from sim.camera.shoe import ShoeMount

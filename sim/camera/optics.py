@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.glyphs import Image
+from drivers.vision.glyphs import Image
 
 Points = npt.NDArray[np.float32]
 FloatImage = npt.NDArray[Any]  # float32 working copy of a frame

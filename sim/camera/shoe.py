@@ -2,7 +2,7 @@
 
 The camera looks down at the shoe's exit ramp (640x480). A card enters at the
 top edge, slides down through the view and leaves at the bottom edge, its
-index corner on the left, inside the band `drivers.camera.shoe.ShoeGeometry`
+index corner on the left, inside the band `drivers.vision.shoe.ShoeGeometry`
 expects by default. Everything is drawn from one seed, so a failing frame can
 be rendered again.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from drivers.camera.glyphs import Image
+from drivers.vision.glyphs import Image
 from sim.camera.decks import Deck
 from sim.camera.optics import OpticsRange, Points, background, card_corners, expose, place
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from drivers.camera.glyphs import Image
+from drivers.vision.glyphs import Image
 from sim.camera.decks import Deck
 from sim.camera.optics import OpticsRange, background, card_corners, expose, place
 

@@ -8,8 +8,8 @@ import numpy as np
 
 from drivers.camera import opener
 from drivers.camera.capture import CameraError
-from drivers.camera.glyphs import Image
 from drivers.camera.opener import ReopeningSource
+from drivers.vision.glyphs import Image
 
 
 class Camera:

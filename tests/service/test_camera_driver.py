@@ -12,10 +12,10 @@ from controller.config import Config, override
 from controller.service import Service
 from drivers.camera.capture import Capture
 from drivers.camera.driver import CameraDriver
-from drivers.camera.glyphs import Image
 from drivers.camera.source import CardSource
 from drivers.fakes import FakeBetSensor, FakePanel
 from drivers.interfaces import CardRead, DriverEvent, DriverSet
+from drivers.vision.glyphs import Image
 from sim.camera.decks import cut_card
 from sim.camera.shoe import ShoeCamera
 from tests.vision.conftest import get_calibration, get_deck

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from calibration.deck import calibrate_cards, calibrate_deck
-from drivers.camera.frame import CARD_H, CARD_W
-from drivers.camera.vision_file import VisionCalibration
+from drivers.vision.frame import CARD_H, CARD_W
+from drivers.vision.vision_file import VisionCalibration
 from sim.camera.decks import Deck, house_deck, load_deck
 
 DECKS = Path(__file__).resolve().parent.parent / "data" / "decks"

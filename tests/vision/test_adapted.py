@@ -1,5 +1,5 @@
 """The learned reader adapted to a house deck from its 52 faces
-(calibration.adapt, drivers.camera.adapted)."""
+(calibration.adapt, drivers.vision.adapted)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from calibration.adapt import AdaptError, adapt
-from drivers.camera.adapted import AdaptedReader
-from drivers.camera.learned import learned_model
-from drivers.camera.shoe import ShoeGeometry, read_still
+from drivers.vision.adapted import AdaptedReader
+from drivers.vision.learned import learned_model
+from drivers.vision.shoe import ShoeGeometry, read_still
 from sim.camera.decks import Deck, load_deck
 from sim.camera.shoe import ShoeCamera
 

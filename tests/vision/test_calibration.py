@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from calibration.deck import calibrate_deck, load_face
-from drivers.camera import vision_file
-from drivers.camera.frame import read_canonical
-from drivers.camera.vision_file import CalibrationError, load, save
+from drivers.vision import vision_file
+from drivers.vision.vision_file import CalibrationError, load, save
+from drivers.vision.whole_card import read_canonical
 from sim.camera.decks import to_bgra
 from tests.vision.conftest import DECKS, canonical, get_calibration, get_deck
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from controller.cli import calibrate, vision
-from drivers.camera.vision_file import load, save
+from drivers.vision.vision_file import load, save
 from sim.camera.device import FakeShoeDevice
 from sim.camera.table import LIGHT_TABLE, scene
 from tests.vision.conftest import DECKS, get_calibration, get_deck
@@ -191,8 +191,8 @@ def test_vision_read_says_why_a_card_was_not_read(
 
 
 def test_vision_read_reasons_in_words() -> None:
-    from drivers.camera.frame import CardInFrame
-    from drivers.camera.learned import CornerRead
+    from drivers.vision.frame import CardInFrame
+    from drivers.vision.learned import CornerRead
 
     def corner(card: str | None, best: str, conf: float) -> CornerRead:
         return CornerRead(card, conf, best, (0.0, 0.0, 0.0), True)

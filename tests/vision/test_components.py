@@ -1,6 +1,6 @@
 """The ink of a band: its test as a table of bounds (the float test's own
 results, pair by pair), and its connected components, labelled by OpenCV
-and measured by drivers.camera.glyphs.components (the same labels and
+and measured by drivers.vision.glyphs.components (the same labels and
 statistics of the components as cv2.connectedComponentsWithStats, on every
 kind of mask; the paper's row is left zero)."""
 
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.camera import glyphs
-from drivers.camera.glyphs import components
+from drivers.vision import glyphs
+from drivers.vision.glyphs import components
 
 
 def _same_as_opencv(mask: np.ndarray, connectivity: int) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from drivers.camera.frame import read_frame
+from drivers.vision.frame import read_frame
 from sim.camera.decks import ALL_CARDS
 from sim.camera.optics import Optics, background, card_corners, expose, place
 from sim.camera.table import FELT, LIGHT_TABLE, scene
@@ -65,7 +65,7 @@ def test_empty_and_black_frames_have_no_cards() -> None:
 def test_the_learned_reader_reads_scattered_and_overlapping_cards() -> None:
     """The learned reader reads every card corner in view: scattered cards,
     a pair lying on each other; never a card that is not there."""
-    from drivers.camera.learned import learned_model
+    from drivers.vision.learned import learned_model
 
     deck = get_deck("npm-cardsjs")
     model = learned_model()
@@ -98,7 +98,7 @@ def test_the_learned_reader_reads_scattered_and_overlapping_cards() -> None:
 
 
 def test_the_learned_reader_finds_nothing_on_an_empty_table() -> None:
-    from drivers.camera.learned import learned_model
+    from drivers.vision.learned import learned_model
 
     model = learned_model()
     assert read_frame(background((640, 480), FELT, 1), model) == []

@@ -1,4 +1,4 @@
-"""Index corners placed from their own ink (drivers.camera.index_poses): a
+"""Index corners placed from their own ink (drivers.vision.index_poses): a
 card on a white table, filling the view, or seen in a mirror."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import cv2
 import numpy as np
 import pytest
 
-from drivers.camera.corner import CARD_W
-from drivers.camera.frame import read_frame, size_range
-from drivers.camera.index_poses import INK_RANK_LEFT, INK_RANK_TOP, index_poses
-from drivers.camera.learned import learned_model
+from drivers.vision.corner import CARD_W
+from drivers.vision.frame import read_frame, size_range
+from drivers.vision.index_poses import INK_RANK_LEFT, INK_RANK_TOP, index_poses
+from drivers.vision.learned import learned_model
 from sim.camera.decks import house_deck
 
 Image = np.ndarray

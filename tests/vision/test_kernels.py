@@ -1,4 +1,4 @@
-"""The compiled loops of the shoe's search (drivers.camera.kernels) against
+"""The compiled loops of the shoe's search (drivers.vision.kernels) against
 their numpy twins: the same values to the bit, loop by loop on random inputs
 and on real frames of the three decks, and the same reads, pose for pose and
 field for field, through the whole band read of both readers. Without
@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.camera import corner, glyphs, kernels
-from drivers.camera.glyphs import ink_layer, percentile
-from drivers.camera.learned import learned_model
-from drivers.camera.shoe import ShoeGeometry, read_band, still_band
+from drivers.vision import corner, glyphs, kernels
+from drivers.vision.glyphs import ink_layer, percentile
+from drivers.vision.learned import learned_model
+from drivers.vision.shoe import ShoeGeometry, read_band, still_band
 from sim.camera.decks import ALL_CARDS
 from sim.camera.shoe import ShoeCamera
 from tests.vision.conftest import DECK_NAMES, get_calibration, get_deck
@@ -187,12 +187,12 @@ def _python(code: str, **env: str) -> str:
 def test_the_command_line_does_not_load_the_compiler() -> None:
     """Every croupier command imports the readers; only reading frames
     compiles or loads the loops."""
-    assert _python("import sys, controller.cli.vision, drivers.camera.shoe; "
+    assert _python("import sys, controller.cli.vision, drivers.vision.shoe; "
                    "print('numba' in sys.modules)") == "False"
 
 
 def test_croupier_no_jit_turns_the_loops_off() -> None:
-    assert _python("from drivers.camera import kernels; print(kernels.COMPILED)",
+    assert _python("from drivers.vision import kernels; print(kernels.COMPILED)",
                    CROUPIER_NO_JIT="1") == "False"
 
 

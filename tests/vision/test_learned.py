@@ -14,9 +14,9 @@ import cv2
 import numpy as np
 import pytest
 
-from drivers.camera.corner import CornerPose, corner_patch
-from drivers.camera.frame import read_frame, size_range
-from drivers.camera.learned import (
+from drivers.vision.corner import CornerPose, corner_patch
+from drivers.vision.frame import read_frame, size_range
+from drivers.vision.learned import (
     CORNER_WIDTH,
     MODEL_PATH,
     NET_H,

@@ -1,4 +1,4 @@
-"""Card corners from outlines and from straight edges (drivers.camera.outline)."""
+"""Card corners from outlines and from straight edges (drivers.vision.outline)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from drivers.camera.outline import corners_in, edge_corners
+from drivers.vision.outline import corners_in, edge_corners
 from sim.camera.optics import card_corners
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from calibration.photo_samples import NOT_AN_INDEX, _label, code, learnt
-from drivers.camera.learned import RANKS, SUITS
+from drivers.vision.learned import RANKS, SUITS
 
 
 def test_labels_are_the_projects_codes_and_jokers_are_no_card() -> None:

@@ -15,18 +15,19 @@ import cv2
 import numpy as np
 import pytest
 
-from drivers.camera import shoe
-from drivers.camera.corner import CornerPose, _fit_line, shoe_corners
-from drivers.camera.glyphs import (
+from drivers.camera.source import CardSource
+from drivers.vision import shoe
+from drivers.vision.corner import CornerPose, _fit_line, shoe_corners
+from drivers.vision.glyphs import (
     Box,
     IndexPlace,
     find_index_places,
     percentile,
     to_gray,
 )
-from drivers.camera.learned import learned_model
-from drivers.camera.reader import patch_for
-from drivers.camera.shoe import (
+from drivers.vision.learned import learned_model
+from drivers.vision.reader import patch_for
+from drivers.vision.shoe import (
     CardRead,
     ShoeGeometry,
     band_poses,
@@ -34,7 +35,6 @@ from drivers.camera.shoe import (
     read_still,
     suit_shaped,
 )
-from drivers.camera.source import CardSource
 from sim.camera.decks import ALL_CARDS, card_back, cut_card
 from sim.camera.optics import OpticsRange
 from sim.camera.shoe import ShoeCamera

@@ -1,5 +1,5 @@
 """The card readers' matrix products run on one BLAS thread
-(drivers/camera/__init__.py): on its default threads, numpy's BLAS held a
+(drivers/vision/__init__.py): on its default threads, numpy's BLAS held a
 frame several times longer at p99 on a busy machine (docs/benchmarks.md,
 Fourteenth pass)."""
 
@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_info
 def blas():
     return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
 before = blas()
-import drivers.camera.learned
+import drivers.vision.learned
 print(json.dumps([before, blas()]))
 """
 

@@ -175,9 +175,9 @@ def order_pair_f32(values: Any, lo: int, hi: int) -> tuple[float, float]:
     return float(below), float(above)
 
 
-# --- the card's edges in the band (drivers.camera.corner.shoe_corners) -------
+# --- the card's edges in the band (drivers.vision.corner.shoe_corners) -------
 
-# The constants of drivers.camera.corner, passed in (this module imports
+# The constants of drivers.vision.corner, passed in (this module imports
 # nothing of the readers').
 _GRAD_W = 3  # an edge's first strong gradient is looked for from this column
 
@@ -275,7 +275,7 @@ def top_points(gray: Any, y0: int, y1: int, c0: int, c1: int, level: float
     return xs[:n].copy(), ys[:n].copy()
 
 
-# --- a robust line (drivers.camera.corner._fit_line) --------------------------
+# --- a robust line (drivers.vision.corner._fit_line) --------------------------
 
 _FIT_START_POINTS = 32
 
@@ -354,7 +354,7 @@ def _repeated_median(t: Any, s: Any) -> tuple[float, float]:
 
 @_jit("Tuple((boolean, float64, float64))(float64[::1], float64[::1])")
 def fit_line(t: Any, s: Any) -> tuple[bool, float, float]:
-    """s = a * t + b, robust (drivers.camera.corner._fit_line: the repeated
+    """s = a * t + b, robust (drivers.vision.corner._fit_line: the repeated
     median line, then least squares on the points near it until they stay
     the same); False when fewer than 60 % of the points lie on the line."""
     n = len(t)
@@ -377,12 +377,12 @@ def fit_line(t: Any, s: Any) -> tuple[bool, float, float]:
     return True, a, b
 
 
-# --- index places in a patch (drivers.camera.glyphs._index_places) ----------
+# --- index places in a patch (drivers.vision.glyphs._index_places) ----------
 
 @_jit("boolean[::1](int32[:, ::1], int64, int64, int64)")
 def glyph_candidates(stats: Any, h: int, w: int, glyph_size: int) -> Any:
     """Which components could be part of a rank or a suit
-    (drivers.camera.glyphs.glyph_candidates)."""
+    (drivers.vision.glyphs.glyph_candidates)."""
     n = stats.shape[0]
     ok = np.zeros(n, np.bool_)
     for i in range(1, n):
@@ -397,7 +397,7 @@ def glyph_candidates(stats: Any, h: int, w: int, glyph_size: int) -> Any:
 def _suit_in_merged(labels: Any, stats: Any, rx: int, ry: int, rw: int, rh: int,
                     group: Any) -> tuple[int, int, int, int, int, int]:
     """A suit glyph joined to other ink under the rank box (rx, ry, rw, rh)
-    (drivers.camera.glyphs._suit_in_merged): its component, the x, y, width
+    (drivers.vision.glyphs._suit_in_merged): its component, the x, y, width
     and height of its cut box, and its pixels there; the component -1 when
     none."""
     h, w = labels.shape
@@ -464,7 +464,7 @@ def _suit_in_merged(labels: Any, stats: Any, rx: int, ry: int, rw: int, rh: int,
 def index_places(labels: Any, stats: Any, glyph_size: int, limit: int
                  ) -> tuple[Any, Any]:
     """The rank-over-suit places of a label image and its statistics
-    (drivers.camera.glyphs._index_places, which says how they are found).
+    (drivers.vision.glyphs._index_places, which says how they are found).
     Each place a row: the rank box (x, y, w, h), the suit box, the suit's
     pixel count, and where its components lie in `ids`: the rank's from
     column 9 up to column 10, the suit's from there up to column 11."""

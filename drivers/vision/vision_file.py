@@ -8,11 +8,11 @@ One NumPy archive, no pickled objects (loaded with allow_pickle=False):
 | `version`      | int                | format version; this code reads version 4 only   |
 | `meta`         | str (JSON)         | see below                                        |
 | `head_weights` | float32 (d, k)     | the house deck's discriminant over the corner    |
-| `head_bias`    | float32 (k)        | network's features (drivers.camera.adapted): d   |
+| `head_bias`    | float32 (k)        | network's features (drivers.vision.adapted): d   |
 | `head_mean`    | float32 (d)        | features, k classes (the 52 cards and `??`, no   |
 | `head_labels`  | str (k)            | index)                                           |
 
-Version 4 adapts the learned reader (drivers.camera.learned) to the house
+Version 4 adapts the learned reader (drivers.vision.learned) to the house
 deck. Versions 1 to 3 held glyph templates and discriminants of the
 calibrated reader of hand-made rules, which the learned reader replaced:
 they are refused (calibrate again), and so is a version 4 file made with
@@ -36,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from drivers.camera.adapted import NO_INDEX, AdaptedReader, DeckHead
-from drivers.camera.lda import Discriminant
-from drivers.camera.learned import EMBEDDING, RANKS, SUITS, learned_model
-from drivers.camera.shoe import ShoeGeometry
+from drivers.vision.adapted import NO_INDEX, AdaptedReader, DeckHead
+from drivers.vision.lda import Discriminant
+from drivers.vision.learned import EMBEDDING, RANKS, SUITS, learned_model
+from drivers.vision.shoe import ShoeGeometry
 
 FORMAT = "croupier-vision-calibration"
 VERSION = 4

@@ -22,8 +22,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.corner import CornerPose
-from drivers.camera.glyphs import Image
+from drivers.vision.corner import CornerPose
+from drivers.vision.glyphs import Image
 
 # Where the rank lies on a canonical corner, canonical pixels: its left
 # side, its top, its height (the medians of the designs learnt from).

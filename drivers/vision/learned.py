@@ -7,7 +7,7 @@ designs it did not learn from (bench.vision_oof). It ships as ONNX
 (`data/corner_net.onnx`, package data) and runs in OpenCV's dnn module:
 no deep-learning library on the table.
 
-Input: the corner patch (drivers.camera.corner.corner_patch, CORNER_WIDTH
+Input: the corner patch (drivers.vision.corner.corner_patch, CORNER_WIDTH
 canonical pixels wide where the other readers read 48, 96 x 116 BGR with its
 margin) shrunk to half (48 x 58), each patch scaled to zero mean and unit spread
 (exposure and white balance differ from camera to camera; the shapes do
@@ -15,7 +15,7 @@ not). Output: one distribution over the thirteen ranks and "not an index",
 one over the four suits. A card is read only when the rank is an index
 rank, both the rank and the suit are sure past their thresholds (set out of
 fold so that no left-out design was misread), and the frame's other reads
-do not disagree (drivers.camera.frame, drivers.camera.shoe): never a guess.
+do not disagree (drivers.vision.frame, drivers.vision.shoe): never a guess.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.corner import CORNER_H, MARGIN
-from drivers.camera.glyphs import Image
+from drivers.vision.corner import CORNER_H, MARGIN
+from drivers.vision.glyphs import Image
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -113,7 +113,7 @@ class LearnedReader:
     """Reads corner patches with the corner network."""
 
     name = "learned"
-    corner_width = CORNER_WIDTH  # of the corner patch it reads (drivers.camera.reader)
+    corner_width = CORNER_WIDTH  # of the corner patch it reads (drivers.vision.reader)
 
     def __init__(self, onnx: bytes, thresholds: LearnedThresholds | None = None,
                  meta: dict[str, object] | None = None,
@@ -159,7 +159,7 @@ class LearnedReader:
     def features(self, patches: list[Image] | Image) -> tuple[F32, F32]:
         """The probabilities (N x 18) and the features both heads read
         (N x EMBEDDING, each row at unit length): what a house deck's
-        calibration learns its cards from (drivers.camera.adapted)."""
+        calibration learns its cards from (drivers.vision.adapted)."""
         p, emb = self._forward(patches, ["p", "embedding"])
         emb /= np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-6)
         return p, emb

@@ -5,14 +5,14 @@ On a table, cards overlap: a dealer cascades each hand so that only the
 index corner of each lower card shows, and a photo's edge cuts cards off.
 A reader that needs a card's whole outline reads only the top card of a
 hand. So frame mode looks for card *corners*: the light regions that
-cards make (drivers.camera.frame.card_mask, the union of the cards that
+cards make (drivers.vision.whole_card.card_mask, the union of the cards that
 touch or overlap), their outlines simplified to polygons, and every convex
 vertex whose two sides are straight and long enough and meet at about a
 right angle. A card lying on others shows its own corners at the union's
 outline, and each card under it shows its top left one (a cascade runs
 right and down, or any way round, since every corner is tried).
 
-Each corner gives one pose (drivers.camera.corner.CornerPose): along its
+Each corner gives one pose (drivers.vision.corner.CornerPose): along its
 two sides, in the turn that keeps the card's face the right way round (a
 face seen from above is never mirrored). At an index corner (a card's top
 left or bottom right) the index then stands upright; at the two others it
@@ -30,8 +30,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera.corner import CARD_H, CARD_W, CornerPose
-from drivers.camera.glyphs import Image
+from drivers.vision.corner import CARD_H, CARD_W, CornerPose
+from drivers.vision.glyphs import Image
 
 F64 = npt.NDArray[np.float64]
 

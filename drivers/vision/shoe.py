@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from drivers.camera.corner import (
+from drivers.vision.corner import (
     CARD_W,
     MARGIN,
     CornerPose,
     patch_inside,
     shoe_corners,
 )
-from drivers.camera.glyphs import Image, IndexPlace, find_index_places, percentile, to_gray
-from drivers.camera.reader import RANK_ANCHOR, CornerRead, Model, patch_for
+from drivers.vision.glyphs import Image, IndexPlace, find_index_places, percentile, to_gray
+from drivers.vision.reader import RANK_ANCHOR, CornerRead, Model, patch_for
 
 
 @dataclass(frozen=True)
@@ -392,10 +392,9 @@ def in_view(shape: tuple[int, ...], pose: CornerPose) -> bool:
     the frame at the sides and the bottom. At the top it may run off by
     INK_TOP_SLACK: a card entering the view shows its index before its top
     edge. The ink was found as a rank glyph clear of the frame's edge
-    (drivers.camera.glyphs.glyph_candidates), so a glyph cut by the edge
+    (drivers.vision.glyphs.glyph_candidates), so a glyph cut by the edge
     (the lower loop of an 8 alone looks like a 6) places no corner, and the
-    region above the frame is black in the patch: no paper, no ink
-    (drivers.camera.match.ink_maps)."""
+    region above the frame is black in the patch."""
     if pose.source == "edges":
         return patch_inside(shape, pose)
     return patch_inside(shape, pose, margin=MARGIN, top=INK_TOP_SLACK)

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera import kernels
+from drivers.vision import kernels
 
 # OpenCV's stubs type every returned array as "integer or floating", so the
 # image aliases say what an array holds in their names, not in their dtype.
@@ -226,7 +226,7 @@ def components(mask: Image, connectivity: int) -> tuple[npt.NDArray[np.int32],
 
 
 def _label_stats(labels: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
-    """The statistics of `components`, in numpy (drivers.camera.kernels.
+    """The statistics of `components`, in numpy (drivers.vision.kernels.
     label_stats compiled)."""
     n = int(labels.max()) + 1 if labels.size else 1
     w = labels.shape[1]

@@ -1,7 +1,7 @@
 """The index corner of a card, cut out of a frame in the card's own frame.
 
 Every reader works on a *corner patch*: the top left corner of a card,
-turned upright and scaled to the canonical card (drivers.camera.frame.CARD_W
+turned upright and scaled to the canonical card (drivers.vision.frame.CARD_W
 x CARD_H), with a margin around it so that a reader can search small shifts.
 Where the card lies comes from its outline: in frame mode the warped card
 itself, in the shoe the card's left and top edges, found in the band the
@@ -21,8 +21,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from drivers.camera import kernels
-from drivers.camera.glyphs import Image, percentile, to_gray
+from drivers.vision import kernels
+from drivers.vision.glyphs import Image, percentile, to_gray
 
 CARD_W, CARD_H = 200, 280  # the canonical card, portrait
 RANK_HEIGHT = 34  # nominal rank glyph height on the canonical card
@@ -144,7 +144,7 @@ def _least_squares(t: npt.NDArray[np.float64], s: npt.NDArray[np.float64]
     # (the sums' means, as np.mean makes them, without its checks: a fit
     # takes two to four of these, two fits a frame; the products summed as
     # numpy sums, not through BLAS, whose order a compiled loop cannot
-    # follow: drivers.camera.kernels)
+    # follow: drivers.vision.kernels)
     tm, sm = float(t.sum()) / len(t), float(s.sum()) / len(s)
     dt = t - tm
     a = float((dt * (s - sm)).sum()) / float((dt * dt).sum())
@@ -200,7 +200,7 @@ def _edge_rows_numpy(gray: npt.NDArray[np.float32], step: float, contrast: float
                      ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64], int]:
     """The rows where a card's left edge rises, each with the edge's
     sub-pixel column, and the count of rows with a rise at all
-    (drivers.camera.kernels.edge_rows, in numpy)."""
+    (drivers.vision.kernels.edge_rows, in numpy)."""
     w = gray.shape[1]
     gx = np.zeros_like(gray)
     gx[:, 1:-1] = gray[:, 2:] - gray[:, :-2]
@@ -227,7 +227,7 @@ def _edge_rows_numpy(gray: npt.NDArray[np.float32], step: float, contrast: float
 def _top_points_numpy(gray: npt.NDArray[np.float32], y0: int, y1: int, c0: int, c1: int,
                       level: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """In each column c0..c1-1 with a rise over `level` between rows y0 and
-    y1, the column and the rise's sub-pixel row (drivers.camera.kernels.
+    y1, the column and the rise's sub-pixel row (drivers.vision.kernels.
     top_points, in numpy)."""
     gy = gray[y0 + 1 : y1 + 1, c0:c1] - gray[y0 - 1 : y1 - 1, c0:c1]
     rise = gy > level

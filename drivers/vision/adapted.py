@@ -1,11 +1,11 @@
 """The learned reader adapted to a house deck: what its calibration reads with.
 
-The corner network (drivers.camera.learned) learnt from many decks, never
+The corner network (drivers.vision.learned) learnt from many decks, never
 the house's own. A calibration (calibration.adapt) renders views of the
 house deck's 52 faces under the camera conditions the network learnt under,
 and of what on those faces is no index (pips, court pictures), takes the
 network's features of each view, and fits a linear discriminant of the 52
-cards and "no index" on them (drivers.camera.lda): the `DeckHead`. A corner
+cards and "no index" on them (drivers.vision.lda): the `DeckHead`. A corner
 is then read twice, by the network's own heads at their thresholds and by
 the deck's discriminant, sure when its best card's log-likelihood ratio
 over the runner-up is at least the head's `llr`:
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from drivers.camera.glyphs import Image
-from drivers.camera.lda import Discriminant
-from drivers.camera.learned import F32, CornerRead, LearnedReader, LearnedThresholds
+from drivers.vision.glyphs import Image
+from drivers.vision.lda import Discriminant
+from drivers.vision.learned import F32, CornerRead, LearnedReader, LearnedThresholds
 
 NO_INDEX = "??"  # the discriminant's class of what is no index
 
