@@ -1,8 +1,8 @@
 """The shoe camera as a table driver (`drivers.interfaces.CardSource`).
 
-`CardSource` (source.py) turns frames into the camera's own `CardRead`s; this
+`CardSource` (source.py) turns frames into the reader's `ShoeRead`s; this
 runs it on a thread over a `Capture` and hands each read to the service's
-sink as the service's `CardRead` (card or None, confidence, frame number,
+sink as the one `CardRead` of every card source (card or None, confidence, frame number,
 why it was unreadable). Nothing escapes the thread: an error becomes a
 `SensorFault`, reported once, and the reader stops.
 
@@ -35,7 +35,7 @@ log = logging.getLogger("croupier.camera")
 DEVICE = "camera"
 
 
-def to_record(read: shoe.CardRead) -> CardRead:
+def to_record(read: shoe.ShoeRead) -> CardRead:
     return CardRead(read.card, read.confidence, "camera", read.frame_index, read.reason)
 
 
@@ -106,7 +106,7 @@ class CameraDriver:
         for read in self.source.feed(frame.image, frame.index):
             self._report(read, sink)
 
-    def _report(self, read: shoe.CardRead, sink: Sink) -> None:
+    def _report(self, read: shoe.ShoeRead, sink: Sink) -> None:
         first = next((t for i, t in self._captured if i == read.first_frame), None)
         sink(to_record(read))
         self.cards += 1

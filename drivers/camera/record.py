@@ -49,11 +49,11 @@ class Recorder:
     def keep(self, frame: Frame) -> None:
         self._ring.append(frame)
 
-    def passed(self, read: shoe.CardRead) -> None:
+    def passed(self, read: shoe.ShoeRead) -> None:
         """A card's pass ended (read or not): the next clip holds none of it."""
         self._after = max(self._after, read.last_frame)
 
-    def save(self, read: shoe.CardRead) -> None:
+    def save(self, read: shoe.ShoeRead) -> None:
         """The pass of an unreadable card, and up to BEFORE frames of the empty ramp
         ahead of it (none of the card before: replayed, the clip is this card alone)."""
         start = max(read.first_frame - BEFORE, self._after + 1)

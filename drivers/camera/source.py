@@ -1,6 +1,6 @@
 """The card source the table service takes card events from.
 
-`CardSource` turns a stream of shoe-camera frames into one `CardRead` per
+`CardSource` turns a stream of shoe-camera frames into one `ShoeRead` per
 physical card. Frames come from a `Capture` (the real camera) or from any
 iterable of images (the simulator's `ShoeCamera.deal(...)` frames). It knows
 nothing of MQTT or the rules engine: the service maps a read with a card to a
@@ -16,9 +16,9 @@ from drivers.camera.capture import Capture
 from drivers.vision.glyphs import Image
 from drivers.vision.learned import learned_model
 from drivers.vision.reader import Model
-from drivers.vision.shoe import CardRead, ShoeGeometry, ShoeReader
+from drivers.vision.shoe import ShoeGeometry, ShoeRead, ShoeReader
 
-__all__ = ["CardRead", "CardSource"]
+__all__ = ["CardSource", "ShoeRead"]
 
 
 class CardSource:
@@ -46,23 +46,23 @@ class CardSource:
         cal = load(path)
         return cls(cal.model(), cal.geometry)
 
-    def feed(self, image: Image, frame_index: int) -> list[CardRead]:
+    def feed(self, image: Image, frame_index: int) -> list[ShoeRead]:
         """Push one frame; returns the cards finished in it (usually none)."""
         return self.reader.feed(image, frame_index)
 
-    def flush(self) -> list[CardRead]:
+    def flush(self) -> list[ShoeRead]:
         """End of stream: the card still in view, if any."""
         return self.reader.flush()
 
-    def reads(self, frames: Iterable[Image]) -> Iterator[CardRead]:
+    def reads(self, frames: Iterable[Image]) -> Iterator[ShoeRead]:
         """Pull style over plain images (the simulator), numbered from 0."""
         for i, image in enumerate(frames):
             yield from self.feed(image, i)
         yield from self.flush()
 
-    def run(self, capture: Capture) -> Iterator[CardRead]:
+    def run(self, capture: Capture) -> Iterator[ShoeRead]:
         """Pull style over a running capture; frame numbers count dropped
-        frames too, so gaps are visible in `CardRead.frame_index`."""
+        frames too, so gaps are visible in `ShoeRead.frame_index`."""
         for frame in capture.frames():
             yield from self.feed(frame.image, frame.index)
         yield from self.flush()

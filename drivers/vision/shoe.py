@@ -60,7 +60,7 @@ class ShoeGeometry:
 
 
 @dataclass(frozen=True)
-class CardRead:
+class ShoeRead:
     """One physical card out of the shoe.
 
     card: two-character code, or None when the card could not be read (the
@@ -121,7 +121,7 @@ CONFLICT_MIN = 0.15  # a disagreeing frame this sure makes the card a conflict
 
 
 class ShoeReader:
-    """Feed frames in order; get CardRead objects as cards leave the view."""
+    """Feed frames in order; get ShoeRead objects as cards leave the view."""
 
     def __init__(self, model: Model, geometry: ShoeGeometry | None = None) -> None:
         self.model = model
@@ -150,13 +150,13 @@ class ShoeReader:
             self._background = 0.9 * self._background + 0.1 * median
         return frac
 
-    def feed(self, frame: Image, frame_index: int) -> list[CardRead]:
+    def feed(self, frame: Image, frame_index: int) -> list[ShoeRead]:
         """Process one frame; returns the cards that finished in it (usually none)."""
         self._last_frame = frame_index
         band = self.band_of(frame)
         gray = to_gray(band)
         frac = self.presence(gray)
-        out: list[CardRead] = []
+        out: list[ShoeRead] = []
         if not self._in_pass:
             if frac < PRESENCE_ON:
                 self._rising = 0
@@ -181,7 +181,7 @@ class ShoeReader:
         self._observe(band, frame_index, gray)
         return out
 
-    def flush(self) -> list[CardRead]:
+    def flush(self) -> list[ShoeRead]:
         """End of stream: report a card still in view."""
         return self._end_pass() if self._in_pass else []
 
@@ -219,7 +219,7 @@ class ShoeReader:
             self._tracks.append(best)
         best.seen.append(seen)
 
-    def _end_pass(self) -> list[CardRead]:
+    def _end_pass(self) -> list[ShoeRead]:
         self._in_pass = False
         start, end = self._pass_start, self._last_frame
         tracks = [t for t in self._tracks if t.seen]
@@ -228,7 +228,7 @@ class ShoeReader:
         if not tracks:
             if end - start + 1 < MIN_PASS_FRAMES:
                 return []  # a flash of light on the empty ramp, not a card
-            return [CardRead(None, 0.0, start, start, end, 0, "no_index")]
+            return [ShoeRead(None, 0.0, start, start, end, 0, "no_index")]
         # A lone detection in a pass that has a well-seen card is noise
         # (a glyph-like blot on the face), not a second card.
         strong = max(len(t.seen) for t in tracks)
@@ -260,17 +260,17 @@ def _other_card(track: _Track, seen: _Seen) -> bool:
     return bool(cards) and seen.card not in cards
 
 
-def _merge_same_card(reads: list[CardRead]) -> list[CardRead]:
+def _merge_same_card(reads: list[ShoeRead]) -> list[ShoeRead]:
     """Two tracks of one pass that read the same card are one card whose
     index was lost for a frame, not two identical cards."""
-    out: list[CardRead] = []
+    out: list[ShoeRead] = []
     for r in reads:
         twin = next((o for o in out if r.card is not None and o.card == r.card), None)
         if twin is None:
             out.append(r)
             continue
         keep = max(twin, r, key=lambda x: x.confidence)
-        merged = CardRead(keep.card, max(twin.confidence, r.confidence), keep.frame_index,
+        merged = ShoeRead(keep.card, max(twin.confidence, r.confidence), keep.frame_index,
                           keep.first_frame, keep.last_frame, twin.frames_read + r.frames_read)
         out[out.index(twin)] = merged
     # An unread track beside a read one in the same pass is usually the
@@ -281,7 +281,7 @@ def _merge_same_card(reads: list[CardRead]) -> list[CardRead]:
     return out[:1]
 
 
-def decide(track: _Track, start: int, end: int) -> CardRead:
+def decide(track: _Track, start: int, end: int) -> ShoeRead:
     """One read from all the frames of one track: the card most frames agree
     on, unless some frame confidently says something else."""
     votes: dict[str, list[float]] = {}
@@ -291,7 +291,7 @@ def decide(track: _Track, start: int, end: int) -> CardRead:
     first = track.seen[0].frame
     if not votes:
         reason = "low_confidence" if any(s.indexed for s in track.seen) else "no_index"
-        return CardRead(None, 0.0, first, start, end, 0, reason)
+        return ShoeRead(None, 0.0, first, start, end, 0, reason)
     card = max(votes, key=lambda c: (len(votes[c]), sum(votes[c])))
     confs = votes[card]
     # Any other accepted read is a conflict; unsure disagreeing frames are
@@ -300,12 +300,12 @@ def decide(track: _Track, start: int, end: int) -> CardRead:
     unsure_other = [s for s in track.seen if s.card is None and s.raw != card
                     and s.confidence >= CONFLICT_MIN]
     if accepted_other or len(unsure_other) >= len(confs):
-        return CardRead(None, 0.0, first, start, end, len(confs), "conflict")
+        return ShoeRead(None, 0.0, first, start, end, len(confs), "conflict")
     combined = 1.0 - float(np.prod([1.0 - c for c in confs]))
     best = max((s for s in track.seen if s.card == card), key=lambda s: s.confidence)
     if combined < ACCEPT:
-        return CardRead(None, combined, best.frame, start, end, len(confs), "low_confidence")
-    return CardRead(card, combined, best.frame, start, end, len(confs))
+        return ShoeRead(None, combined, best.frame, start, end, len(confs), "low_confidence")
+    return ShoeRead(card, combined, best.frame, start, end, len(confs))
 
 
 def empty_geometry_frame(geometry: ShoeGeometry, level: int = 40) -> Image:

@@ -182,7 +182,7 @@ class CameraCardSource(VirtualCardSource):
             frames = iter(list(frames))
         first_seen: float | None = None
         start = self.clock()
-        reads: list[reader_shoe.CardRead] = []
+        reads: list[reader_shoe.ShoeRead] = []
         n = after = 0
         for shown in itertools.chain(frames, itertools.repeat(None)):
             if shown is None:
@@ -207,7 +207,7 @@ class CameraCardSource(VirtualCardSource):
             n += 1
         self._settle(job, reads, n)
 
-    def _settle(self, job: _Job, reads: list[reader_shoe.CardRead], frames: int) -> None:
+    def _settle(self, job: _Job, reads: list[reader_shoe.ShoeRead], frames: int) -> None:
         self.tally.count(job.card, [(r.card, r.confidence) for r in reads])
         with self._lock:
             if not reads:

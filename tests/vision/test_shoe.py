@@ -28,8 +28,8 @@ from drivers.vision.glyphs import (
 from drivers.vision.learned import learned_model
 from drivers.vision.reader import patch_for
 from drivers.vision.shoe import (
-    CardRead,
     ShoeGeometry,
+    ShoeRead,
     band_poses,
     read_band,
     read_still,
@@ -113,7 +113,7 @@ def test_whole_six_deck_shoe_gives_one_read_per_card_in_order() -> None:
 
 def _deal(
     items: list[object], seed: int = 5, name: str = "npm-cardsjs", optics: OpticsRange | None = None
-) -> list[CardRead]:
+) -> list[ShoeRead]:
     deck = get_deck(name)
     cam = ShoeCamera(deck, seed=seed, optics=optics)
     source = CardSource(get_calibration(name).model())
