@@ -27,7 +27,8 @@ from decimal import Decimal
 
 from controller.engine import TableError, ops
 from controller.engine.cards import VALUE
-from controller.engine.round import Phase, Round
+from controller.engine.phase import Phase
+from controller.engine.round import Round
 from controller.intake import player_at
 from controller.surveillance.payouts import dues
 from controller.view import TableView

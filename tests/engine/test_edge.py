@@ -28,8 +28,9 @@ from controller.engine.edge import (
     rule_costs,
     split_limit,
 )
+from controller.engine.phase import Phase
 from controller.engine.profile import RuleProfile
-from controller.engine.round import Phase, Round
+from controller.engine.round import Round
 from controller.engine.table import Table
 from sim.shoe import VirtualShoe
 from sim.simulate import play
