@@ -35,6 +35,20 @@ def fix(table: PitTable, **fields: Any) -> dict[str, Any]:
     return table.command("correct_card", request)
 
 
+def refused(table: PitTable, fields: dict[str, Any]) -> str:
+    """Ask for the correction; check it is refused, changes nothing and is audited as
+    refused; its reason."""
+    table.new()
+    before = table.snapshot()
+    answer = fix(table, **fields)
+    assert not answer["ok"], answer
+    after = table.snapshot()
+    assert after["table"] == before["table"] and after["limits"] == before["limits"]
+    audit = [m for m in table.new() if m.get("type") == "audit"]
+    assert [a["ok"] for a in audit] == [False] and audit[0]["error"] == answer["error"]
+    return str(answer["error"])
+
+
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[PitTable]:
     t = PitTable(tmp_path / "state")
@@ -94,20 +108,12 @@ def test_a_correction_that_gives_a_later_press_to_another_box_is_refused(
     table.panel.press("stand")  # box 1
     table.shoe.draw("4C")  # box 2: 8 + 5 + 4 = 17
     table.panel.press("stand")  # box 2
-    table.new()
-    before = table.snapshot()
-    answer = fix(table, box=2, hand=1, position=1, was="5H", card="KH")  # 8 + 10 + 4 = 22
-    assert not answer["ok"]
-    assert answer["error"].startswith(
-        "after the correction box 2's stand that followed (seq "
-    ), answer["error"]
-    assert answer["error"].endswith(
+    # 8 + 10 + 4 = 22
+    error = refused(table, dict(box=2, hand=1, position=1, was="5H", card="KH"))
+    assert error.startswith("after the correction box 2's stand that followed (seq "), error
+    assert error.endswith(
         "would have been box 1's, not box 2's: box 2 hand 1 would have busted"
-    ), answer["error"]
-    after = table.snapshot()
-    assert after["table"] == before["table"] and after["limits"] == before["limits"]
-    audit = [m for m in table.new() if m.get("type") == "audit"]
-    assert [a["ok"] for a in audit] == [False] and audit[0]["error"] == answer["error"]
+    ), error
 
 
 def test_a_correction_that_makes_a_later_press_illegal_is_refused_and_changes_nothing(
@@ -117,20 +123,11 @@ def test_a_correction_that_makes_a_later_press_illegal_is_refused_and_changes_no
     try:
         t.deal_round_start(("8H", "9D", "7C", "8S", "TH"))  # box 1: 8 8; box 2: 19
         t.panel.press("split")  # box 1
-        t.new()
-        before = t.snapshot()
-        answer = fix(t, box=1, hand=2, position=0, was="8S", card="9S")  # 8 9: no pair
-        assert not answer["ok"]
-        assert answer["error"].startswith(
+        error = refused(t, dict(box=1, hand=2, position=0, was="8S", card="9S"))  # 8 9
+        assert error.startswith(
             "after the correction the table would refuse box 1's split that followed (seq "
-        ), answer["error"]
-        assert answer["error"].endswith(
-            "(box 1 cannot split: the two cards are not a pair)"
-        ), answer["error"]
-        after = t.snapshot()
-        assert after["table"] == before["table"] and after["limits"] == before["limits"]
-        audit = [m for m in t.new() if m.get("type") == "audit"]
-        assert [a["ok"] for a in audit] == [False] and audit[0]["error"] == answer["error"]
+        ), error
+        assert error.endswith("(box 1 cannot split: the two cards are not a pair)"), error
     finally:
         t.stop()
 
