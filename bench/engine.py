@@ -21,7 +21,7 @@ import sys
 import time
 
 from controller import rules
-from controller.engine.round import Phase
+from controller.engine.phase import Phase
 from controller.engine.table import Table
 from sim.shoe import VirtualShoe
 from sim.simulate import play

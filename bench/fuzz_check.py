@@ -77,8 +77,9 @@ class PitDesk:
     def __init__(self) -> None:
         from controller.config import Config, override
         from controller.service import Service
-        from drivers.fakes import FakeBetSensor, FakePanel, FakeShoe
+        from drivers.fakes import FakeBetSensor, FakeShoe
         from drivers.interfaces import DriverSet
+        from sim.keypad import SimKeypad
 
         self._tmp = tempfile.TemporaryDirectory(prefix="croupier-fuzz-")
         cfg = override(
@@ -87,7 +88,7 @@ class PitDesk:
             table={"id": "fuzz", "rules": "be-casino"},
             state={"dir": Path(self._tmp.name) / "state", "fsync": False},
         )
-        shoe, bets, panel = FakeShoe(), FakeBetSensor(), FakePanel()
+        shoe, bets, panel = FakeShoe(), FakeBetSensor(), SimKeypad()
         self.service = Service(cfg, DriverSet(shoe, bets, panel), None)
         self.service.start()
         bets.place(1, "10")  # a round in play: the requests meet a table with stakes

@@ -41,7 +41,8 @@ from controller import rules
 from controller.config import Config, override
 from controller.engine import Table, TableError, parse_event
 from controller.engine.cards import CARD_CODES
-from controller.engine.round import Phase, Round
+from controller.engine.phase import Phase
+from controller.engine.round import Round
 from controller.journal import Store
 from controller.surveillance import Settings, Surveillance
 from controller.surveillance.edges import edge_for

@@ -20,7 +20,8 @@ from controller.engine import Table, ops, parse_card
 from controller.engine.errors import UnknownCard
 from controller.engine.events import Bet
 from controller.engine.money import fmt
-from controller.engine.round import DEAL, HOLE, PLAYERS
+from controller.engine.phase import DEAL, PLAYERS
+from controller.engine.round_state import HOLE
 from drivers.interfaces import BetSeen, CardRead, DriverEvent, PanelPress, SensorFault
 
 DECISIONS = ("stand", "double", "split", "surrender", "take_card", "refuse_card")

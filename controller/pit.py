@@ -37,7 +37,7 @@ from controller.correction import Correction, Refused, RoundStart, copy_of
 from controller.engine import Table, TableError
 from controller.engine import events as ev
 from controller.engine.money import ZERO, fmt
-from controller.engine.round import Phase
+from controller.engine.phase import Phase
 from controller.intake import Intake
 from controller.journal import Message
 from controller.records import PitCommand, Record

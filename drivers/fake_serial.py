@@ -1,4 +1,5 @@
-"""A fake serial device on a pseudo-terminal: a test tool for the serial drivers.
+"""Fake serial devices for the serial drivers: on a pseudo-terminal, or on a cable
+with no port at all.
 
     dev = FakeSerialDevice(tmp_path / "ttyLC")   # a device node path that
     driver = LoadCellBets(LinkSettings(str(dev.path)), ...)   # the driver opens
@@ -11,7 +12,17 @@ pyserial; the test writes the device's bytes to the master side. Unplugging
 closes the master (the driver's next read fails as on a pulled USB cable)
 and removes the link (reopening fails as when the node disappears);
 replugging makes a new pty and points the link at it, as udev does with a
-`/dev/serial/by-id/...` name. Only the standard library: no `serial` import.
+`/dev/serial/by-id/...` name. No `serial` import here: only the drivers import it.
+
+    cable = Cable(SerialKeypad(LinkSettings("sim-keypad")))
+    cable.start(sink)                            # the driver contract
+    cable.write(encode_key(1, "stand", 120))     # handled before write returns
+
+A `Cable` is for a simulated device at full speed (sim.keypad): no port and
+no reader thread, the bytes go through the driver's own framing, checks and
+handler (`SerialDevice.receive`) on the writer's thread, so the simulator
+drives the real driver without a thread hop per line. The pty is what tests
+of the port itself use.
 """
 
 from __future__ import annotations
@@ -22,6 +33,13 @@ import time
 import tty
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from drivers.interfaces import Sink
+from drivers.serial.lines import Framer
+
+if TYPE_CHECKING:  # the module stays importable without pyserial
+    from drivers.serial.link import SerialDevice
 
 
 class FakeSerialDevice:
@@ -100,3 +118,29 @@ class FakeSerialDevice:
     def close(self) -> None:
         self.stop_stream()
         self.unplug()
+
+
+class Cable:
+    """A serial device's cable with no port under it (see the module's docstring)."""
+
+    def __init__(self, device: SerialDevice) -> None:
+        self.device = device
+        self._framer = Framer(device.link.max_line)
+
+    def start(self, sink: Sink) -> None:
+        """Plug the device in: it reports to `sink` from now on, its numbering fresh."""
+        self._framer.reset()
+        self.device.sink = sink
+        self.device.opened()
+        self.device.connected.set()
+
+    def stop(self) -> None:
+        self.device.connected.clear()
+        self.device.sink = None
+
+    def write(self, data: bytes) -> None:
+        """The device sends `data`: framed and handled on this thread, as if read."""
+        if self.device.sink is None:
+            # A real cable would carry it to nobody: the service would never see it.
+            raise RuntimeError(f"{self.device.name}: the cable is not plugged in (start first)")
+        self.device.receive(self._framer, data, time.monotonic())

@@ -2,12 +2,13 @@
 
     shoe = FakeShoe(); shoe.start(sink); shoe.draw("AS")
     bets = FakeBetSensor(); bets.place(1, "10")
-    panel = FakePanel(); panel.press("stand")
 
 A test drives them by hand; the simulator's bots drive the same ones
 (sim.bots), and its virtual shoe is a `FakeShoe` that knows its cards
-(sim.twins). Each keeps the last events it sent (`sent`), as gpiozero's
-MockPin records its state changes, and refuses to send before `start` or
+(sim.twins). The dealer's panel has no fake here: the tests and the
+simulator press keys on the real serial keypad driver (sim.keypad).
+Each keeps the last events it sent (`sent`), as gpiozero's MockPin
+records its state changes, and refuses to send before `start` or
 after `stop`: the service would never see that event.
 """
 
@@ -18,10 +19,8 @@ from decimal import Decimal
 
 from drivers.interfaces import (
     BetSeen,
-    Button,
     CardRead,
     DriverEvent,
-    PanelPress,
     SensorFault,
     Sink,
     SpotKind,
@@ -63,10 +62,3 @@ class FakeBetSensor(FakeDriver):
         self, box: int, amount: str | Decimal, spot: int = 0, kind: SpotKind = "stake"
     ) -> None:
         self._send(BetSeen(box, spot, Decimal(amount), kind))
-
-
-class FakePanel(FakeDriver):
-    def press(
-        self, button: Button, box: int | None = None, card: str | None = None, reason: str = ""
-    ) -> None:
-        self._send(PanelPress(button, box, card, reason))

@@ -27,12 +27,14 @@ from decimal import Decimal
 
 from controller.engine import TableError, ops
 from controller.engine.cards import VALUE
-from controller.engine.round import Phase, Round
+from controller.engine.phase import Phase
+from controller.engine.round import Round
 from controller.intake import player_at
 from controller.surveillance.payouts import dues
 from controller.view import TableView
-from drivers.fakes import FakeBetSensor, FakePanel
+from drivers.fakes import FakeBetSensor
 from sim import counters
+from sim.keypad import SimKeypad
 from sim.strategy import Strategy
 from sim.twins import VirtualCardSource
 
@@ -53,7 +55,7 @@ class SimTable:
         view: TableView,
         cards: VirtualCardSource,
         sensors: FakeBetSensor,
-        panel: FakePanel,
+        panel: SimKeypad,
         seed: int,
         speed: float | None,  # None: as fast as the table takes it
         rounds: int = 0,
@@ -349,7 +351,7 @@ class SimTable:
             # dealer confirms it with the button: not a late bet.
             for player, stake in box.stakes.items():
                 self.sensors.place(box.number, 2 * stake, _spot(player))
-        self.panel.press(action, box.number)  # type: ignore[arg-type]
+        self.panel.press(action)  # type: ignore[arg-type]
         return self._pace("decide")
 
     def _cheat(self, r: Round) -> bool:
@@ -412,12 +414,12 @@ class SimTable:
         return False
 
     def _offer(self, r: Round) -> float:
-        box, hand = r.current()
+        _, hand = r.current()
         card = r.offer or ""
         # Take it when basic strategy would hit this hand anyway (decide() needs no offer open).
         code = self.strategy.code(hand.cards, hand.hard, hand.soft, r.dealer[0])
         wanted = hand.hard + VALUE[card] <= 21 and code in ("H", "D", "R")
-        self.panel.press("take_card" if wanted else "refuse_card", box.number)
+        self.panel.press("take_card" if wanted else "refuse_card")
         return self._pace("decide")
 
 

@@ -14,9 +14,10 @@ from controller.broker import EmbeddedBroker, broker_for
 from controller.config import BrokerAddress, Config, ConfigError
 from controller.engine.profile import RuleProfile
 from controller.service import Service
-from drivers.fakes import FakeBetSensor, FakePanel
+from drivers.fakes import FakeBetSensor
 from drivers.interfaces import DriverSet
 from sim.bots import SimTable
+from sim.keypad import SimKeypad
 from sim.twins import VirtualCardSource
 
 if TYPE_CHECKING:  # OpenCV and the reader load only for a sim with the camera
@@ -39,7 +40,7 @@ def build(config: Config, offline: bool = False) -> SimRun:
     camera = camera_source(config, profile, speed) if sim.camera else None
     cards = camera or VirtualCardSource(profile, sim.seed, sim.unreadable_rate)
     sensors = FakeBetSensor()
-    panel = FakePanel()
+    panel = SimKeypad()
     address, broker = broker_for(config, offline)
     service = Service(
         config,

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from multiprocessing import get_context
 
+from controller.engine.phase import Phase
 from controller.engine.profile import RuleProfile
-from controller.engine.round import Phase
 from controller.engine.table import Table
 from sim.shoe import VirtualShoe
 from sim.strategy import Strategy

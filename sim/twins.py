@@ -1,8 +1,8 @@
 """The virtual shoe's camera: a fake shoe (drivers.fakes) that knows its cards.
 
 The bots in `sim.bots` deal from it as a dealer deals from the real shoe,
-and work the fake bet sensors and panel (drivers.fakes) as players and the
-dealer work the real table.
+and work the fake bet sensors (drivers.fakes) and the keypad (sim.keypad)
+as players and the dealer work the real table.
 
 The virtual shoe is seeded per shoe (`"{seed}:shoe:{k}"` for the k-th
 shoe) and read by position, so the card at any place of any shoe is a pure

@@ -15,8 +15,9 @@ from .errors import (
 )
 from .events import Event, parse_event
 from .outcome import Outcome, outcome_json
+from .phase import Expect, Phase
 from .profile import SETTINGS, RuleProfile, profile_from_mapping
-from .round import Expect, Phase, Round
+from .round import Round
 from .table import Table
 
 __all__ = [

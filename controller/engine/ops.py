@@ -229,6 +229,7 @@ Operation = (
     | RoundSettled
     | RoundVoided
 )
+Ops = list[Operation]  # what an applied event returns, in order
 
 
 # Each record's name on the wire (the `type` of an `events` message).

@@ -19,8 +19,10 @@ from . import ops
 from .cards import card_name
 from .errors import BetRefused, IllegalAction, OutOfTurn, ShoeError, TableError
 from .money import ZERO, fmt
+from .ops import Ops
+from .phase import Expect, Phase
 from .profile import RuleProfile
-from .round import Expect, Ops, Phase, Round
+from .round import Round
 from .shoe import ShoeCount
 
 _new = tuple.__new__  # records made without the Python-level __new__ (see round.py)

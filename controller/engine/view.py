@@ -16,7 +16,7 @@ from . import ops
 from .cards import VALUE
 from .money import fmt
 from .outcome import outcome_json
-from .round import Phase
+from .phase import Phase
 from .table import Table
 
 HIDDEN = None  # a face-down card shows as null

@@ -24,7 +24,7 @@ from typing import Any
 
 from controller.engine import Table, ops
 from controller.engine.money import fmt
-from controller.engine.round import Phase
+from controller.engine.phase import Phase
 
 from .ev import Model
 

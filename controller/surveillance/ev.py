@@ -32,7 +32,7 @@ from __future__ import annotations
 from functools import cache
 
 from controller.engine.cards import VALUE
-from controller.engine.edge import Played
+from controller.engine.edge_rules import Played
 from controller.engine.profile import RuleProfile
 
 # Infinite deck: the probability of each point value (ace = 1).

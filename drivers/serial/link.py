@@ -115,14 +115,23 @@ class SerialDevice(DriverWorker):
         while not self._stop.is_set():
             data = port.read(max(1, port.in_waiting))
             now = time.monotonic()
-            for item in framer.feed(data):
-                if self._line(item, now):
-                    last_good = now
+            if self.receive(framer, data, now):
+                last_good = now
             self._guarded_tick(now)
             silence = self.link.silence
             if silence is not None and now - last_good > silence:
                 self.fault("link", f"no valid line for {silence:g} s: reopening the port")
                 return
+
+    def receive(self, framer: Framer, data: bytes, now: float) -> bool:
+        """Bytes off the line: frame them, handle each line; True if one was valid.
+
+        The reader thread calls it with what the port gave; a cable without a port
+        (drivers.fake_serial.Cable) calls it with what a simulated device sent."""
+        valid = False
+        for item in framer.feed(data):
+            valid = self._line(item, now) or valid
+        return valid
 
     def _line(self, item: bytes | Reject, now: float) -> bool:
         """One framed line: True if it was a valid frame for this device."""

@@ -16,20 +16,18 @@ import pytest
 from controller import rules
 from controller.cli.edge import PUBLISHED
 from controller.engine.cards import VALUE
-from controller.engine.edge import (
+from controller.engine.edge import _Solver, _UpCard, edge, rule_costs
+from controller.engine.edge_dealer import dealer
+from controller.engine.edge_rules import (
     Played,
-    _Solver,
-    _UpCard,
-    dealer,
-    edge,
     may_double,
     may_stand,
     may_surrender,
-    rule_costs,
     split_limit,
 )
+from controller.engine.phase import Phase
 from controller.engine.profile import RuleProfile
-from controller.engine.round import Phase, Round
+from controller.engine.round import Round
 from controller.engine.table import Table
 from sim.shoe import VirtualShoe
 from sim.simulate import play

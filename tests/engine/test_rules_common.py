@@ -3,7 +3,7 @@
 import pytest
 
 from controller.engine import IllegalAction, OutOfTurn
-from controller.engine.round import Phase
+from controller.engine.phase import Phase
 
 from .helpers import bet, cards, hand_results, kinds, last_outcome, nets, start, table
 

@@ -6,7 +6,7 @@ import pytest
 
 from controller.engine import CARD_CODES, BetRefused, IllegalAction, ShoeError
 from controller.engine.ops import CardDealt, CardRevealed, CutCardReached, HandBlackjack, kind
-from controller.engine.round import Phase
+from controller.engine.phase import Phase
 
 from .helpers import bet, cards, hand_results, kinds, last_outcome, nets, start, table
 

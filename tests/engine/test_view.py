@@ -11,7 +11,7 @@ import pytest
 from controller import rules
 from controller.engine import Table
 from controller.engine.ops import CardDealt, kind
-from controller.engine.round import Phase
+from controller.engine.phase import Phase
 from controller.engine.view import op_json, table_state
 from sim.shoe import VirtualShoe
 from sim.strategy import Strategy

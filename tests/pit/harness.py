@@ -14,8 +14,9 @@ from controller.config import BrokerAddress, Config, override
 from controller.engine.view import table_state
 from controller.mqtt_link import Command
 from controller.service import Service
-from drivers.fakes import FakeBetSensor, FakePanel, FakeShoe
+from drivers.fakes import FakeBetSensor, FakeShoe
 from drivers.interfaces import DriverSet
+from sim.keypad import SimKeypad
 from tests.service.conftest import Subscriber
 from tests.service.contract import validate
 
@@ -44,7 +45,7 @@ class PitTable:
             if port is None
             else BrokerAddress(host="127.0.0.1", port=port, tls=False, websockets=False)
         )
-        self.shoe, self.bets, self.panel = FakeShoe(), FakeBetSensor(), FakePanel()
+        self.shoe, self.bets, self.panel = FakeShoe(), FakeBetSensor(), SimKeypad()
         self.service = Service(
             cfg, DriverSet(card_source or self.shoe, self.bets, self.panel), address, clock=clock
         )

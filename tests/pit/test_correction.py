@@ -35,6 +35,20 @@ def fix(table: PitTable, **fields: Any) -> dict[str, Any]:
     return table.command("correct_card", request)
 
 
+def refused(table: PitTable, fields: dict[str, Any]) -> str:
+    """Ask for the correction; check it is refused, changes nothing and is audited as
+    refused; its reason."""
+    table.new()
+    before = table.snapshot()
+    answer = fix(table, **fields)
+    assert not answer["ok"], answer
+    after = table.snapshot()
+    assert after["table"] == before["table"] and after["limits"] == before["limits"]
+    audit = [m for m in table.new() if m.get("type") == "audit"]
+    assert [a["ok"] for a in audit] == [False] and audit[0]["error"] == answer["error"]
+    return str(answer["error"])
+
+
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[PitTable]:
     t = PitTable(tmp_path / "state")
@@ -77,34 +91,45 @@ def test_a_misread_card_is_corrected_and_the_round_goes_on_with_it(table: PitTab
     records = [data for _, data in table.service.store.records()]
     assert [d["card"] for d in records if d["kind"] == "card_read"][4] == "5H"
     # Play on: the settlement counts the corrected card.
-    table.panel.press("stand", 1)
+    table.panel.press("stand")  # box 1
     table.shoe.draw("4C")  # box 2: 8 + 6 + 4 = 18
-    table.panel.press("stand", 2)
+    table.panel.press("stand")  # box 2
     table.shoe.draw("TD")  # dealer 17
     outcome = next(m for m in table.new() if m["topic"] == "outcome")
     box2 = next(b for b in outcome["boxes"] if b["box"] == 2)
     assert box2["hands"][0]["cards"] == ["8D", "6H", "4C"] and box2["hands"][0]["result"] == "win"
 
 
-def test_a_correction_that_makes_a_later_input_illegal_is_refused_and_changes_nothing(
+def test_a_correction_that_gives_a_later_press_to_another_box_is_refused(
     table: PitTable,
 ) -> None:
-    table.panel.press("stand", 1)
+    # A panel's press names no box: it is for the box in play. With box 2 busted
+    # by the correction, its stand would have landed elsewhere.
+    table.panel.press("stand")  # box 1
     table.shoe.draw("4C")  # box 2: 8 + 5 + 4 = 17
-    table.panel.press("stand", 2)
-    table.new()
-    before = table.snapshot()
-    answer = fix(table, box=2, hand=1, position=1, was="5H", card="KH")  # 8 + 10 + 4 = 22
-    assert not answer["ok"]
-    assert answer["error"].startswith(
-        "after the correction box 2 hand 1 would have busted before box 2's stand that "
-        "followed (seq "
-    ), answer["error"]
-    assert "which the table would then refuse" in answer["error"]
-    after = table.snapshot()
-    assert after["table"] == before["table"] and after["limits"] == before["limits"]
-    audit = [m for m in table.new() if m.get("type") == "audit"]
-    assert [a["ok"] for a in audit] == [False] and audit[0]["error"] == answer["error"]
+    table.panel.press("stand")  # box 2
+    # 8 + 10 + 4 = 22
+    error = refused(table, dict(box=2, hand=1, position=1, was="5H", card="KH"))
+    assert error.startswith("after the correction box 2's stand that followed (seq "), error
+    assert error.endswith(
+        "would have been box 1's, not box 2's: box 2 hand 1 would have busted"
+    ), error
+
+
+def test_a_correction_that_makes_a_later_press_illegal_is_refused_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    t = PitTable(tmp_path / "s", rules="fr-2007")
+    try:
+        t.deal_round_start(("8H", "9D", "7C", "8S", "TH"))  # box 1: 8 8; box 2: 19
+        t.panel.press("split")  # box 1
+        error = refused(t, dict(box=1, hand=2, position=0, was="8S", card="9S"))  # 8 9
+        assert error.startswith(
+            "after the correction the table would refuse box 1's split that followed (seq "
+        ), error
+        assert error.endswith("(box 1 cannot split: the two cards are not a pair)"), error
+    finally:
+        t.stop()
 
 
 def test_a_card_that_would_have_gone_to_another_hand_is_refused(table: PitTable) -> None:
@@ -120,7 +145,7 @@ def test_a_card_that_would_have_gone_to_another_hand_is_refused(table: PitTable)
 def test_at_the_last_input_a_correction_may_end_a_hand_and_its_events_follow(
     table: PitTable,
 ) -> None:
-    table.panel.press("stand", 1)
+    table.panel.press("stand")  # box 1
     table.shoe.draw("7S")  # box 2: 20, waits for a decision
     table.new()
     answer = fix(table, box=2, hand=1, position=2, was="7S", card="8S")  # 21: the hand ends
@@ -134,7 +159,7 @@ def test_at_the_last_input_a_correction_may_end_a_hand_and_its_events_follow(
 
 
 def test_a_bust_that_no_longer_holds_is_named_as_superseded(table: PitTable) -> None:
-    table.panel.press("stand", 1)
+    table.panel.press("stand")  # box 1
     table.shoe.draw("KS")  # box 2: 23, bust; the dealer's turn
     busted = [m for m in table.new() if m["topic"] == "events"]
     gone = [m["seq"] for m in busted if m["type"] in ("bust", "dealer_turn")]
@@ -160,9 +185,9 @@ def test_a_card_after_a_split_is_found_in_its_new_hand(tmp_path: Path) -> None:
     t = PitTable(tmp_path / "s", rules="fr-2007")
     try:
         t.deal_round_start(("8H", "9D", "7C", "8S", "TH"))  # box 1: 8 8; box 2: 19
-        t.panel.press("split", 1)
+        t.panel.press("split")  # box 1
         t.shoe.draw("2C")  # hand 1: 8 2
-        t.panel.press("stand", 1)
+        t.panel.press("stand")  # box 1
         t.shoe.draw("5D")  # hand 2: 8 5
         t.new()
         answer = fix(t, box=1, hand=2, position=1, was="5D", card="6D")
@@ -205,8 +230,8 @@ def test_refusals_name_the_problem(table: PitTable) -> None:
 
 
 def test_only_the_round_in_play_is_corrected(table: PitTable) -> None:
-    table.panel.press("stand", 1)
-    table.panel.press("stand", 2)
+    table.panel.press("stand")  # box 1
+    table.panel.press("stand")  # box 2
     table.shoe.draw("TD")  # dealer 17: settled
     table.new()
     answer = fix(table, box=2, hand=1, position=1, was="5H", card="6H")
@@ -236,7 +261,7 @@ def test_a_restart_rebuilds_the_corrected_round_from_the_journal(tmp_path: Path)
     t = PitTable(tmp_path / "state")
     t.deal_round_start()
     fix(t, box=2, hand=1, position=1, was="5H", card="6H")
-    t.panel.press("stand", 1)
+    t.panel.press("stand")  # box 1
     fix(t, box=2, hand=1, position=0, was="8D", card="9D")  # a second correction, same round
     t.new()
     full = table_state(t.service.table, public=False)
@@ -248,7 +273,7 @@ def test_a_restart_rebuilds_the_corrected_round_from_the_journal(tmp_path: Path)
         assert again.service.store.rows_from(1, 100_000) == rows
         # ...and the round plays on from there, corrections and all.
         again.shoe.draw("2C")  # box 2: 9 + 6 + 2 = 17
-        again.panel.press("stand", 2)
+        again.panel.press("stand")  # box 2
         again.shoe.draw("TD")
         outcome = next(m for m in again.new() if m["topic"] == "outcome")
         box2 = next(b for b in outcome["boxes"] if b["box"] == 2)

@@ -193,7 +193,7 @@ def test_a_full_disk_stops_the_table_loudly_and_it_resumes_losing_nothing(
             round_records = ["close_bets", "9H", "8D", "7C", "TS", "5H", "stand1", "stand2", "TD"]
             for r in round_records:
                 if r.startswith("stand"):
-                    table.panel.press("stand", int(r[-1]))
+                    table.panel.press("stand")  # the box in play
                 elif r == "close_bets":
                     table.panel.press("close_bets")
                 else:
@@ -257,8 +257,8 @@ def test_a_clock_jumping_back_is_said_and_the_table_goes_on_in_order(
         table.deal_round_start()
         table.new()
         clock.now -= 3600  # someone sets the clock back an hour
-        table.panel.press("stand", 1)
-        table.panel.press("stand", 2)
+        table.panel.press("stand")  # box 1
+        table.panel.press("stand")  # box 2
         table.shoe.draw("TD")
         new = table.new()
         alert = next(m for m in new if m["topic"] == "alerts")
@@ -401,8 +401,8 @@ def test_an_unplugged_serial_shoe_is_an_alert_and_the_table_goes_on(
         wait(lambda: shoe.opens == 2 and shoe.connected.is_set(), 10, "the reopen")
         device.write(serial_shoe.encode_card(0, "5H"))  # the shoe's count starts over
         wait(lambda: len(events(pit, "card_dealt")) == 5, 10, "the fifth card, by the shoe")
-        table.panel.press("stand", 1)
-        table.panel.press("stand", 2)
+        table.panel.press("stand")  # box 1
+        table.panel.press("stand")  # box 2
         device.write(serial_shoe.encode_card(1, "TD"))
         wait(lambda: bool(pit.on("outcome")), 10, "the outcome")
         outcome = pit.on("outcome")[0].payload

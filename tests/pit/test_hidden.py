@@ -71,7 +71,7 @@ def test_a_hole_card_the_camera_half_read_is_not_named_in_the_alert(tmp_path: Pa
         t.panel.press("key_card", card="QC")
         assert all("QC" not in str(m) for m in t.new())
         # Visible cards are still named when half read: the dealer sees them anyway.
-        t.panel.press("stand", 1)
+        t.panel.press("stand")  # box 1
         t.shoe.draw("4S", confidence=0.5)
         assert "read 4S at 0.50" in next(m for m in t.new() if m["topic"] == "alerts")["message"]
     finally:

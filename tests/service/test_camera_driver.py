@@ -13,11 +13,12 @@ from controller.service import Service
 from drivers.camera.capture import Capture
 from drivers.camera.driver import CameraDriver
 from drivers.camera.source import CardSource
-from drivers.fakes import FakeBetSensor, FakePanel
+from drivers.fakes import FakeBetSensor
 from drivers.interfaces import CardRead, DriverEvent, DriverSet
 from drivers.vision.glyphs import Image
 from sim.camera.decks import cut_card
 from sim.camera.shoe import ShoeCamera
+from sim.keypad import SimKeypad
 from tests.vision.conftest import get_calibration, get_deck
 
 
@@ -69,7 +70,7 @@ def test_the_camera_driver_hands_one_record_per_card() -> None:
 
 def test_the_service_deals_what_the_camera_reads(tmp_path: Path) -> None:
     driver, frames = camera(["9H", "8D", "7C", "TS", "5H"])
-    bets, panel = FakeBetSensor(), FakePanel()
+    bets, panel = FakeBetSensor(), SimKeypad()
     config = override(
         Config(),
         "test",

@@ -21,10 +21,11 @@ from controller.service import Service
 from drivers.camera.capture import Capture
 from drivers.camera.driver import CameraDriver
 from drivers.camera.source import CardSource
-from drivers.fakes import FakeBetSensor, FakePanel
+from drivers.fakes import FakeBetSensor
 from drivers.interfaces import DriverSet
 from sim.camera.decks import cut_card
 from sim.camera.device import FakeShoeCamera
+from sim.keypad import SimKeypad
 from tests.service.conftest import BrokerProcess, Subscriber, broker, subscribe
 from tests.vision.conftest import get_calibration, get_deck
 
@@ -40,7 +41,7 @@ class Table:
     shoe: FakeShoeCamera
     camera: CameraDriver
     bets: FakeBetSensor
-    panel: FakePanel
+    panel: SimKeypad
     sub: Subscriber
 
     def card_events(self) -> list[dict[str, object]]:
@@ -71,7 +72,7 @@ def _table(
     camera = CameraDriver(
         CardSource(get_calibration(DECK).model()), Capture(shoe, maxsize=64), stale_after=1.0
     )
-    bets, panel = FakeBetSensor(), FakePanel()
+    bets, panel = FakeBetSensor(), SimKeypad()
     table_id = f"camtable{next(_tables)}"  # no retained message of another test
     config = override(
         Config(),

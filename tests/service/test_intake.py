@@ -16,8 +16,9 @@ import pytest
 
 from controller.config import Config, override
 from controller.service import Service
-from drivers.fakes import FakeBetSensor, FakePanel, FakeShoe
+from drivers.fakes import FakeBetSensor, FakeShoe
 from drivers.interfaces import DriverSet
+from sim.keypad import SimKeypad
 from tests.service.contract import validate
 
 
@@ -26,7 +27,7 @@ class Table:
         config = override(
             Config(), "test", table={"id": "t", "rules": rules}, state={"dir": tmp, "fsync": False}
         )
-        self.shoe, self.bets, self.panel = FakeShoe(), FakeBetSensor(), FakePanel()
+        self.shoe, self.bets, self.panel = FakeShoe(), FakeBetSensor(), SimKeypad()
         self.service = Service(config, DriverSet(self.shoe, self.bets, self.panel), None)
         self.service.start()
         self.seen = 0

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.engine.round import Phase
+from controller.engine.phase import Phase
 from sim.counters import units
 from sim.shoe import VirtualShoe
 from sim.strategy import Strategy
