@@ -47,7 +47,16 @@ def sandbox(base: Path) -> Path:
                 name.endswith(".egg-info"):
             continue
         (base / name).symlink_to(entry)
-    (base / ".venv").symlink_to(Path(sys.prefix))
+    # The venv's parts, not the venv: scripts/venv.sh reinstalls the project into
+    # the venv it finds when pyproject.toml is newer than its stamp, and from the
+    # sandbox that would point the developer's venv (its editable install, its
+    # scripts' interpreter) at this throwaway tree. The sandbox's stamp is new.
+    venv = base / ".venv"
+    venv.mkdir()
+    for part in Path(sys.prefix).iterdir():
+        if part.name != ".installed":
+            (venv / part.name).symlink_to(part)
+    (venv / ".installed").touch()
     return base
 
 
