@@ -4,7 +4,8 @@ from the virtual shoe (each card read at once, none unreadable) and against
 the hand-dealt figures of a shoe game (Griffin, The Theory of Blackjack).
 
     python -m bench pace [--rounds 8] [--players 1-7] [--speed 1] [--seed 1]
-                         [--deck DIR] [--rules us-holecard] [--serial]
+                         [--deck DIR] [--calibration FILE] [--rules us-holecard]
+                         [--serial]
 
 Each player count runs twice in a process of its own, all at once (or one
 player count at a time, `--serial`): the
@@ -50,6 +51,7 @@ def one(players: int, camera: bool, args: argparse.Namespace) -> dict[str, Any]:
                 "players": {str(b): "flat" for b in range(1, players + 1)},
                 "camera": camera,
                 "deck": args.deck,
+                "calibration": args.calibration,
             },
         )
         sim = build(config, offline=True)
@@ -96,6 +98,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--speed", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--deck", type=Path, help="deck folder (default: the house deck)")
+    parser.add_argument("--calibration", type=Path,
+                        help="the deck's calibration (default: the uncalibrated reader)")
     parser.add_argument("--rules", default="us-holecard")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(
@@ -114,6 +118,7 @@ def main(argv: list[str]) -> int:
     by = {(r["players"], r["camera"]): r for r in results}
     print(f"rules {args.rules}, speed {args.speed:g}, {args.rounds} rounds timed per run, "
           f"seed {args.seed}, deck {args.deck or 'house'}"
+          + (f", calibrated ({args.calibration.name})" if args.calibration else ", uncalibrated")
           + (", one player count at a time" if args.serial else ", all at once"))
     # The simulated dealer is quicker than a human one: the camera's cost per round,
     # added to the hand-dealt time per round, is what a hand-paced table would make.
