@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.corner_samples import samples
-from calibration.designs import Design, design_deck, training_designs
+from calibration.designs import PROCEDURAL_SHARE, Design, design_deck, training_designs
 from drivers.vision.learned import (
     NET_H,
     NET_W,
@@ -60,6 +60,11 @@ def bank(design: Design, n: int, seed: int, cache: Path = CACHE,
     if path.is_file():
         with np.load(path) as z:
             return z["x"], z["rank"], z["suit"]
+    for bigger in sorted(cache.glob(f"{design.name}-{seed}-*.npz")):
+        # a bank of more views of the design: its first n are n views as random
+        if bigger.stem.rsplit("-", 1)[1].isdigit() and int(bigger.stem.rsplit("-", 1)[1]) > n:
+            with np.load(bigger) as z:
+                return z["x"][:n], z["rank"][:n], z["suit"][:n]
     parts = max(1, workers)
     sizes = [n // parts + (1 if i < n % parts else 0) for i in range(parts)]
     with ProcessPoolExecutor(parts) as pool:
@@ -185,9 +190,16 @@ def to_onnx(model: Any) -> bytes:
         return path.read_bytes()
 
 
+def views_of(design: Design, per_design: int) -> int:
+    """How many views of a design are learnt from."""
+    if design.kind == "procedural":
+        return round(per_design * PROCEDURAL_SHARE)
+    return per_design * design.weight
+
+
 def training_set(designs: list[Design], per_design: int, seed: int
                  ) -> tuple[U8, I64, I64]:
-    parts = [bank(d, per_design * d.weight, seed) for d in designs]
+    parts = [bank(d, views_of(d, per_design), seed) for d in designs]
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))
 

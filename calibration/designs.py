@@ -17,7 +17,10 @@ from drivers.vision.glyphs import Image
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = (ROOT / "data" / "decks", ROOT / "tests" / "data" / "decks")
-PROCEDURAL = 90  # procedural designs learnt from (seeds 0..89)
+PROCEDURAL = 240  # procedural designs learnt from (seeds 0..239)
+# A procedural design gives this share of a design's views: more designs of
+# fewer views each, so that the network sees more fonts and index layouts.
+PROCEDURAL_SHARE = 0.4
 # Procedural seeds kept for judging only (never learnt from).
 PROCEDURAL_JUDGED = range(1000, 1004)
 # Folders of one artwork in several options (colours, index size or place):
