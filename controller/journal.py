@@ -286,31 +286,110 @@ class Store:
         was written and the chain's head is unchanged."""
         first = self.last_seq + 1
         now = time.time() if at is None else at
-        rows = []
-        previous = self.last_hash
-        for i, r in enumerate(records):
-            text = json.dumps(r, separators=(",", ":"))
-            previous = link(previous, first + i, now, text)
-            rows.append((first + i, text, now, previous.hex()))
-        last = first + len(rows) - 1
-        full = self.fsync and durable
-        if full:
-            self.db.execute("PRAGMA synchronous=FULL")
-        try:
-            with self._tx():
-                self.db.executemany(
-                    "INSERT INTO journal (seq, record, at, hash) VALUES (?, ?, ?, ?)", rows
-                )
-                # The head as written: a record removed from the end of the journal later
-                # leaves the head pointing past it (croupier audit verify says so).
-                self.db.execute(SET_META, ("journal_head", f"{last}:{previous.hex()}"))
-        finally:
-            if full:
-                self.db.execute("PRAGMA synchronous=NORMAL")
+        with self._synchronous(durable), self._tx():
+            last, previous = self._insert(records, now)
         self.last_seq = last
         self.last_hash = previous
         self._bound_wal()
         return first
+
+    def _insert(self, records: list[dict[str, Any]], at: float) -> tuple[int, bytes]:
+        """Chain and insert records after the head, and move the head (inside a
+        transaction); returns the new head (seq, hash)."""
+        first = self.last_seq + 1
+        rows = []
+        previous = self.last_hash
+        for i, r in enumerate(records):
+            text = json.dumps(r, separators=(",", ":"))
+            previous = link(previous, first + i, at, text)
+            rows.append((first + i, text, at, previous.hex()))
+        last = first + len(rows) - 1
+        self.db.executemany("INSERT INTO journal (seq, record, at, hash) VALUES (?, ?, ?, ?)", rows)
+        # The head as written: a record removed from the end of the journal later
+        # leaves the head pointing past it (croupier audit verify says so).
+        self.db.execute(SET_META, ("journal_head", f"{last}:{previous.hex()}"))
+        return last, previous
+
+    @contextlib.contextmanager
+    def _synchronous(self, durable: bool) -> Iterator[None]:
+        """Commits inside return synced (FULL) when fsync is on and `durable` asks."""
+        full = self.fsync and durable
+        if full:
+            self.db.execute("PRAGMA synchronous=FULL")
+        try:
+            yield
+        finally:
+            if full:
+                self.db.execute("PRAGMA synchronous=NORMAL")
+
+    # ------------------------------------------------------------ retention
+    def first_seq(self) -> int | None:
+        row = self.db.execute("SELECT min(seq) FROM journal").fetchone()
+        return row[0] if row else None
+
+    def at_of(self, seq: int) -> float | None:
+        """When record `seq` was journaled (None: not in the journal)."""
+        row = self.db.execute("SELECT at FROM journal WHERE seq = ?", (seq,)).fetchone()
+        return row[0] if row else None
+
+    def unsent_through(self, seq: int) -> bool:
+        """Whether a message made from records up to `seq` still waits for the broker."""
+        row = self.db.execute(
+            "SELECT 1 FROM outbox WHERE sent = 0 AND source BETWEEN 1 AND ? LIMIT 1", (seq,)
+        ).fetchone()
+        return row is not None
+
+    def checkpoint(self) -> tuple[int, dict[str, Any]] | None:
+        """The newest checkpoint record (controller.retention): (its seq, the record)."""
+        value = self.meta().get("checkpoint")
+        if value is None:
+            return None
+        row = self.db.execute("SELECT record FROM journal WHERE seq = ?", (int(value),)).fetchone()
+        if row is None:
+            raise JournalError(
+                f"{self.path}: meta names checkpoint record {value}, which the journal does "
+                "not hold: the table cannot rebuild its state (croupier audit verify)"
+            )
+        return int(value), json.loads(row[0])
+
+    def prune_journal(self, through: int, body: dict[str, Any], at: float) -> int:
+        """Forget journal records up to `through` and the outbox rows made from them, and
+        journal a checkpoint record that says so (`body` plus what was pruned): one
+        synced commit, so a crash leaves the journal before or after, never between.
+
+        The checkpoint carries the hash of record `through`: the chain is verified from
+        it. Returns the checkpoint's seq (0: nothing left to prune up to `through`)."""
+        with self._synchronous(durable=True), self._tx():
+            ends = self.db.execute(
+                "SELECT count(*), min(at), max(at), "
+                "(SELECT hash FROM journal WHERE seq = ?) FROM journal WHERE seq <= ?",
+                (through, through),
+            ).fetchone()
+            count, first_at, last_at, digest = ends
+            if digest is None:
+                return 0  # pruned already (a prune that ran before a crash)
+            # Answers to refused requests (source 0) older than what stays go too.
+            self.db.execute(
+                "DELETE FROM outbox WHERE (source BETWEEN 1 AND ?) OR (source = 0 AND id < "
+                "(SELECT coalesce(min(id), 0) FROM outbox WHERE source > ?))",
+                (through, through),
+            )
+            self.db.execute("DELETE FROM journal WHERE seq <= ?", (through,))
+            record = {
+                "kind": "checkpoint",
+                "through": through,
+                "hash": digest,
+                "records": count,
+                "first_at": first_at,
+                "last_at": last_at,
+                **body,
+            }
+            last, previous = self._insert([record], at)
+            self.db.execute(SET_META, ("checkpoint", str(last)))
+        self.last_seq = last
+        self.last_hash = previous
+        self._bound_wal()
+        return last
 
     # The checkpointer's PASSIVE checkpoints let the next commit start the WAL again
     # only if no commit came while one ran: under a steady stream of commits

@@ -30,7 +30,16 @@ class PitCommand:
     at: str | None = None
 
 
-Record = DriverEvent | PitCommand
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """Retention pruned the journal's oldest shoes (controller.retention): what was
+    pruned, the hash the chain goes on from, and the table's state where it begins
+    again. Replaying it changes nothing; the table starts from its `state`."""
+
+    data: dict[str, Any]
+
+
+Record = DriverEvent | PitCommand | Checkpoint
 DRIVER_RECORDS = (CardRead, BetSeen, PanelPress, SensorFault)  # the input drivers send
 
 
@@ -62,6 +71,8 @@ def encode(record: Record) -> dict[str, Any]:
             if at is not None:
                 data["at"] = at
             return data
+        case Checkpoint(data):
+            return data
     raise TypeError(f"not a record: {record!r}")
 
 
@@ -79,4 +90,6 @@ def decode(data: dict[str, Any]) -> Record:
         return SensorFault(data["device"], data["detail"], data["box"])
     if kind == "command":
         return PitCommand(data["name"], data["request"], data.get("at"))
+    if kind == "checkpoint":
+        return Checkpoint(data)
     raise ValueError(f"unknown journal record kind {kind!r}")
