@@ -25,6 +25,7 @@ from controller.retention import DAY
 from controller.service import Service
 from drivers.interfaces import DriverSet
 from sim.runner import build
+from tests.pit.harness import PitTable
 
 ROUNDS = 150  # about four be-casino shoes
 
@@ -262,3 +263,24 @@ service(Path({str(state)!r}), 91)._retain()
     assert verify(state, capsys)[0] == 0
     assert prune(state, days_later=91) > 0  # and the next run prunes as it would have
     assert verify(state, capsys)[0] == 0
+
+
+def test_no_prune_while_a_round_is_in_play(state: Path) -> None:
+    later = time.time() + 91 * DAY
+    table = PitTable(state, table_id="ret", clock=lambda: later)
+    try:
+        table.deal_round_start()
+        table.settle()
+        acknowledge(state)
+        head = table.service.store.last_seq
+        assert table.service._retain() == 5.0  # soon again, not now
+        assert table.service.store.last_seq == head
+        assert sql(state, "SELECT min(seq) FROM journal") == [(1,)]
+        answer = table.command("void_round", {"transaction": "v1", "by": "anna", "reason": "x"})
+        assert answer["ok"] is True
+        acknowledge(state)
+        table.service._retain()
+        assert table.service.store.last_seq > head + 1  # the void, then the checkpoint
+        assert sql(state, "SELECT min(seq) FROM journal") != [(1,)]
+    finally:
+        table.stop()
