@@ -49,7 +49,7 @@ def measure(state: Path, rounds: int) -> list[tuple[str, float]]:
         "SELECT sum(length(record)), sum(length(hash)) FROM journal"
     ).fetchone()
     rows.append(("journal: record text", record))
-    rows.append(("journal: hash (hex)", digest))
+    rows.append(("journal: hash", digest))
     for topic, size in db.execute(
         "SELECT topic, sum(length(payload)) FROM outbox GROUP BY topic ORDER BY 2 DESC"
     ):

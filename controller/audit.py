@@ -88,7 +88,7 @@ class _Row:
     seq: int
     at: float
     record: str
-    hash: str
+    hash: str  # hex
 
     def links(self, previous: bytes, seq: int | None = None) -> bytes:
         return link(previous, self.seq if seq is None else seq, self.at, self.record)
@@ -146,7 +146,10 @@ def _rows(db: sqlite3.Connection, first: int = 0, last: int | None = None) -> It
         "SELECT seq, at, record, hash FROM journal WHERE seq BETWEEN ? AND ? ORDER BY seq",
         (first, end),
     ):
-        yield _Row(seq, float(at), str(record), str(digest))
+        # Hex for the report: raw bytes in format 3 rows, hex text in format 2 ones.
+        yield _Row(
+            seq, float(at), str(record), digest.hex() if isinstance(digest, bytes) else str(digest)
+        )
 
 
 def _verify(db: sqlite3.Connection, verdict: Verdict) -> Verdict:

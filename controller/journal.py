@@ -48,7 +48,9 @@ from typing import Any, NamedTuple
 
 log = logging.getLogger("croupier.journal")
 
-FORMAT = 2  # 1: no hash chain; 2: `hash` on every journal row
+# 1: no hash chain; 2: `hash` on every journal row, hex; 3: new rows' `hash` is the
+# 32 bytes themselves (a BLOB: half the room; the rows written as hex read as before).
+FORMAT = 3
 # The chain's start: what the first row's hash is computed over as "the previous hash".
 GENESIS = hashlib.sha256(b"croupier/journal/v2").digest()
 
@@ -57,7 +59,8 @@ CREATE TABLE IF NOT EXISTS journal (
     seq INTEGER PRIMARY KEY,
     record TEXT NOT NULL,         -- controller.records.encode(...), JSON
     at REAL NOT NULL,             -- unix time it was journaled (audit only; replay ignores it)
-    hash TEXT NOT NULL            -- link(previous row's hash, seq, at, record), hex
+    hash TEXT NOT NULL            -- link(previous row's hash, seq, at, record): 32 bytes
+                                  -- (a BLOB; hex text in rows written by format 2)
 );
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY,
@@ -93,6 +96,11 @@ def link(previous: bytes, seq: int, at: float, record: str) -> bytes:
     h.update(f"{seq}\n{at!r}\n".encode())
     h.update(record.encode("utf-8"))
     return h.digest()
+
+
+def digest(stored: bytes | str) -> bytes:
+    """A row's `hash` as stored: raw bytes (format 3) or hex text (format 2)."""
+    return stored if isinstance(stored, bytes) else bytes.fromhex(stored)
 
 
 class Row(NamedTuple):
@@ -139,7 +147,7 @@ class Store:
         self._checkpointer = _Checkpointer(self.path)
         row = self.db.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
         self.last_seq: int = row[0] if row else 0
-        self.last_hash: bytes = bytes.fromhex(row[1]) if row else GENESIS
+        self.last_hash: bytes = digest(row[1]) if row else GENESIS
         # The WAL exists as long as a connection is open (the checkpointer's keeps it):
         # this descriptor only ever syncs it.
         self._wal_fd = os.open(self._wal, os.O_RDONLY | os.O_CREAT, 0o644)
@@ -222,7 +230,9 @@ class Store:
                 f"{self.path}: journal format {found} was written by a newer croupier "
                 f"(this one reads format {FORMAT} and older): use that version"
             )
-        if found is None:
+        if found is None or int(found) < FORMAT:
+            # Format 2 rows stay as written (hex): this croupier reads both, an older one
+            # must not read the raw hashes that follow.
             self.set_meta({"journal_format": str(FORMAT)})
 
     def _migrate_to_chain(self) -> None:
@@ -247,7 +257,7 @@ class Store:
                 hashes = []
                 for seq, at, record in rows:
                     previous = link(previous, seq, at, record)
-                    hashes.append((previous.hex(), seq))
+                    hashes.append((previous, seq))
                 self.db.executemany("UPDATE journal SET hash = ? WHERE seq = ?", hashes)
                 after = rows[-1][0]
             self.db.executemany(
@@ -302,7 +312,7 @@ class Store:
         for i, r in enumerate(records):
             text = json.dumps(r, separators=(",", ":"))
             previous = link(previous, first + i, at, text)
-            rows.append((first + i, text, at, previous.hex()))
+            rows.append((first + i, text, at, previous))
         last = first + len(rows) - 1
         self.db.executemany("INSERT INTO journal (seq, record, at, hash) VALUES (?, ?, ?, ?)", rows)
         # The head as written: a record removed from the end of the journal later
@@ -365,8 +375,8 @@ class Store:
                 "(SELECT hash FROM journal WHERE seq = ?) FROM journal WHERE seq <= ?",
                 (through, through),
             ).fetchone()
-            count, first_at, last_at, digest = ends
-            if digest is None:
+            count, first_at, last_at, stored = ends
+            if stored is None:
                 return 0  # pruned already (a prune that ran before a crash)
             # Answers to refused requests (source 0) older than what stays go too.
             self.db.execute(
@@ -378,7 +388,7 @@ class Store:
             record = {
                 "kind": "checkpoint",
                 "through": through,
-                "hash": digest,
+                "hash": digest(stored).hex(),
                 "records": count,
                 "first_at": first_at,
                 "last_at": last_at,

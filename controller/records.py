@@ -43,7 +43,26 @@ Record = DriverEvent | PitCommand | Checkpoint
 DRIVER_RECORDS = (CardRead, BetSeen, PanelPress, SensorFault)  # the input drivers send
 
 
+# Fields a record leaves out when they hold the driver's default, and `decode` puts
+# back: spelled out in every card, bet and button they were a fifth of a round's
+# journal (docs/benchmarks.md, "Storage"). Records written with them read the same.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "card_read": {"frame": None, "reason": None},
+    "bet_seen": {"spot_kind": "stake"},
+    "panel": {"box": None, "card": None, "reason": ""},
+    "fault": {"box": None},
+}
+
+
 def encode(record: Record) -> dict[str, Any]:
+    data = _encode(record)
+    defaults = DEFAULTS.get(data["kind"])
+    if defaults:
+        return {k: v for k, v in data.items() if k not in defaults or defaults[k] != v}
+    return data
+
+
+def _encode(record: Record) -> dict[str, Any]:
     match record:
         case CardRead(card, confidence, source, frame, reason):
             return {
@@ -78,6 +97,7 @@ def encode(record: Record) -> dict[str, Any]:
 
 def decode(data: dict[str, Any]) -> Record:
     kind = data["kind"]
+    data = {**DEFAULTS.get(kind, {}), **data}
     if kind == "card_read":
         return CardRead(
             data["card"], data["confidence"], data["source"], data["frame"], data.get("reason")
