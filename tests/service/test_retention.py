@@ -106,6 +106,14 @@ def verify(state: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     return status, out.out + out.err
 
 
+def tampered(state: Path, capsys: pytest.CaptureFixture[str], query: str, *args: object) -> str:
+    """Change the journal behind the table's back: verify must say TAMPERED (exit 1)."""
+    sql(state, query, *args)
+    status, out = verify(state, capsys)
+    assert status == 1 and out.startswith("TAMPERED"), out
+    return out
+
+
 def events(state: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
     assert main(["audit", "events", str(state)]) == 0
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -174,14 +182,8 @@ def test_an_edit_after_the_prune_is_still_found(
         "SELECT min(seq) FROM journal WHERE record LIKE '%card_read%' AND seq > "
         "(SELECT min(seq) + 50 FROM journal)",
     )
-    sql(
-        state,
-        "UPDATE journal SET record = json_set(record, '$.card', 'KS') WHERE seq = ?",
-        target,
-    )
-    status, out = verify(state, capsys)
-    assert status == 1, out
-    assert f"seq {target}: record edited" in out
+    query = "UPDATE journal SET record = json_set(record, '$.card', 'KS') WHERE seq = ?"
+    assert f"seq {target}: record edited" in tampered(state, capsys, query, target)
 
 
 def test_the_oldest_records_kept_cannot_be_removed_unseen(
@@ -190,24 +192,15 @@ def test_the_oldest_records_kept_cannot_be_removed_unseen(
     acknowledge(state)
     prune(state, days_later=91)
     ((first,),) = sql(state, "SELECT min(seq) FROM journal")
-    sql(state, "DELETE FROM journal WHERE seq < ?", int(str(first)) + 3)
-    status, out = verify(state, capsys)
-    assert status == 1, out
+    out = tampered(state, capsys, "DELETE FROM journal WHERE seq < ?", int(str(first)) + 3)
     assert f"record(s) {first} to {int(str(first)) + 2} removed" in out
 
 
 def test_an_edited_checkpoint_is_found(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
     acknowledge(state)
     seq = prune(state, days_later=91)
-    sql(
-        state,
-        "UPDATE journal SET record = replace(record, '\"forced\":false', "
-        "'\"forced\":true') WHERE seq = ?",
-        seq,
-    )
-    status, out = verify(state, capsys)
-    assert status == 1, out
-    assert f"seq {seq}: record edited" in out
+    query = "UPDATE journal SET record = json_set(record, '$.forced', json('true')) WHERE seq = ?"
+    assert f"seq {seq}: record edited" in tampered(state, capsys, query, seq)
 
 
 def test_the_table_rebuilt_from_the_checkpoint_is_the_same_table(
