@@ -45,10 +45,11 @@ from controller.view import TableView
 log = logging.getLogger("croupier.retention")
 
 DAY = 86400.0
-# Records one prune forgets at most (whole shoes, at least one): one transaction, and
-# the WAL it writes, stay small when a year of journal meets retention for the first
-# time; the next runs take the rest.
-MOST = 50_000
+# Records one prune forgets at most (whole shoes, at least one): the loop waits for
+# the prune's commit between two rounds (50-100 ms for 10,000 on the dev VM, fsync on:
+# docs/benchmarks.md, "Storage"), and a year of journal meeting retention for the
+# first time goes in such steps (Service._retain), not in one long pause.
+MOST = 10_000
 FORMAT = 1  # of the checkpoint's `state`
 
 

@@ -312,6 +312,7 @@ class Service:
                 self.store, self.applier.shoe_starts, self.clock(), self.config.journal
             ):
                 pipeline.applied = self.store.last_seq  # the checkpoint makes no message
+                return 5.0  # a prune takes retention.MOST records at most: more may be due
         except sqlite3.Error as exc:
             log.warning("could not prune the journal (tried again later): %s", exc)
         return RETAIN_EVERY
