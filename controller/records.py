@@ -44,8 +44,8 @@ DRIVER_RECORDS = (CardRead, BetSeen, PanelPress, SensorFault)  # the input drive
 
 
 # Fields a record leaves out when they hold the driver's default, and `decode` puts
-# back: spelled out in every card, bet and button they were a fifth of a round's
-# journal (docs/benchmarks.md, "Storage"). Records written with them read the same.
+# back: spelled out in every card, bet and button they were 30 % of a round's record
+# text (docs/benchmarks.md, "Storage"). Records written with them read the same.
 DEFAULTS: dict[str, dict[str, Any]] = {
     "card_read": {"frame": None, "reason": None},
     "bet_seen": {"spot_kind": "stake"},
