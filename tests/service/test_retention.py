@@ -47,7 +47,7 @@ def play(state: Path, rounds: int) -> None:
 
 @cache
 def _played(root: str) -> Path:
-    state = Path(root) / "played"
+    state = Path(root) / "retention-played"
     play(state, ROUNDS)
     return state
 
