@@ -21,11 +21,12 @@ from controller.engine.errors import ShoeError
 from controller.intake import Intake, Raise, next_card_hidden
 from controller.journal import Message
 from controller.pit import PitDesk
-from controller.records import PitCommand, Record
+from controller.records import Checkpoint, PitCommand, Record
+from controller.retention import ShoeStart, carry
 from controller.surveillance import Out, Settings, Surveillance
 from controller.surveillance.edges import edge_for
 from controller.view import TableView
-from drivers.interfaces import BetSeen
+from drivers.interfaces import BetSeen, DriverEvent
 
 
 class Applier:
@@ -46,6 +47,10 @@ class Applier:
         # Told of each live input record as it is applied, with its journal seq (the
         # simulator times camera reads by it); never of the records replayed at start.
         self.on_record: Callable[[int, Record], None] | None = None
+        # Where each shoe in the journal began, with the state retention's checkpoint
+        # restores there (controller.retention); oldest first.
+        self.shoe_starts: list[ShoeStart] = []
+        self._shoe_began = False
 
     def replace(self, table: Table, intake: Intake) -> None:
         """A corrected round (controller.correction): the table derived again takes over."""
@@ -54,13 +59,18 @@ class Applier:
 
     def process(self, seq: int, record: Record) -> list[Message]:
         """One journaled record through the intake and the engine: its stream messages."""
+        if isinstance(record, Checkpoint):
+            return []  # the table started from its state (Service._replay)
         messages = self._translate(seq, record)
+        if self._shoe_began:
+            self._shoe_began = False
+            self.shoe_starts.append(ShoeStart(seq, carry(self.view, self.stream)))
         self.desk.note(seq, messages)
         if self.on_record is not None:
             self.on_record(seq, record)
         return messages
 
-    def _translate(self, seq: int, record: Record) -> list[Message]:
+    def _translate(self, seq: int, record: DriverEvent | PitCommand) -> list[Message]:
         if isinstance(record, PitCommand):
             return self.desk.process(seq, record)
         watched: list[Message] = []
@@ -110,6 +120,7 @@ class Applier:
         for op in operations:
             if isinstance(op, ops.ShoeStarted):
                 self.view.shoes += 1
+                self._shoe_began = True
         messages = self.stream.messages(operations, self.view.table, seq)
         for n, found in enumerate(self.view.intake.observe(operations)):
             key = f"{seq}:{found.kind}:{n}"  # several at one event (e.g. at the close)

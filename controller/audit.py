@@ -12,7 +12,11 @@ what most likely happened there:
 - a row whose stored hash alone was changed (the record would still link);
 - the end: the head the table wrote last (meta `journal_head`) and the
   outbox's messages, which name the journal seq they came from, show
-  records removed from the end.
+  records removed from the end;
+- the start: a journal that retention pruned (controller.retention) is
+  verified from its newest checkpoint record, which carries the hash of the
+  last record pruned; records missing between it and the first record kept
+  show as removed, and the checkpoint is itself a chained record.
 
 What a chain cannot show: a journal rewritten from the edit onwards with
 every later hash recomputed. Only a copy of the head kept elsewhere (a
@@ -26,6 +30,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +66,7 @@ class Verdict:
     problems: list[Problem] = field(default_factory=list)
     clock_backwards: int = 0  # records journaled at an earlier time than the one before
     chained_at: str | None = None  # when a format 1 journal was migrated
+    checkpoint: Pruned | None = None  # where the chain is verified from, when pruned
 
     @property
     def intact(self) -> bool:
@@ -68,11 +74,21 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class Pruned:
+    """What the newest checkpoint record says retention pruned."""
+
+    seq: int  # the checkpoint record's
+    through: int  # records up to this seq are gone
+    records: int  # pruned by this checkpoint (earlier ones pruned the rest)
+    last_at: float | None  # when the newest pruned record was journaled
+
+
+@dataclass(frozen=True)
 class _Row:
     seq: int
     at: float
     record: str
-    hash: str
+    hash: str  # hex
 
     def links(self, previous: bytes, seq: int | None = None) -> bytes:
         return link(previous, self.seq if seq is None else seq, self.at, self.record)
@@ -130,14 +146,16 @@ def _rows(db: sqlite3.Connection, first: int = 0, last: int | None = None) -> It
         "SELECT seq, at, record, hash FROM journal WHERE seq BETWEEN ? AND ? ORDER BY seq",
         (first, end),
     ):
-        yield _Row(seq, float(at), str(record), str(digest))
+        # Hex for the report: raw bytes in format 3 rows, hex text in format 2 ones.
+        yield _Row(
+            seq, float(at), str(record), digest.hex() if isinstance(digest, bytes) else str(digest)
+        )
 
 
 def _verify(db: sqlite3.Connection, verdict: Verdict) -> Verdict:
     meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
     verdict.chained_at = meta.get("chained_at")
-    previous = GENESIS
-    last_seq = 0
+    last_seq, previous = _start(db, meta, verdict)
     last_at: float | None = None
     last_row: _Row | None = None
     broken = 0
@@ -195,6 +213,36 @@ def _verify(db: sqlite3.Connection, verdict: Verdict) -> Verdict:
     verdict.head = last_row.hash if last_row else None
     _check_end(db, meta, verdict, last_row)
     return verdict
+
+
+def _start(db: sqlite3.Connection, meta: dict[str, str], verdict: Verdict) -> tuple[int, bytes]:
+    """Where the chain begins: the genesis, or in a pruned journal the checkpoint the
+    table names (meta `checkpoint`): the last pruned seq and its hash."""
+    first = db.execute("SELECT min(seq) FROM journal").fetchone()[0]
+    named = meta.get("checkpoint")
+    if first is None or first == 1 or named is None or not named.isdigit():
+        return 0, GENESIS  # a journal that does not begin at 1 then shows the removal
+    row = db.execute("SELECT record FROM journal WHERE seq = ?", (int(named),)).fetchone()
+    if row is None:
+        verdict.problems.append(
+            Problem(int(named), "the checkpoint record the table names is missing: removed")
+        )
+        return 0, GENESIS
+    try:
+        data = json.loads(row[0])
+        through, digest = int(data["through"]), bytes.fromhex(data["hash"])
+        if data["kind"] != "checkpoint" or len(digest) != 32 or not 0 < through < int(named):
+            raise ValueError(data["kind"])
+        at = data.get("last_at")
+        verdict.checkpoint = Pruned(
+            int(named), through, int(data["records"]), float(at) if at is not None else None
+        )
+    except (ValueError, KeyError, TypeError):
+        verdict.problems.append(
+            Problem(int(named), "the record the table names as its checkpoint is not one")
+        )
+        return 0, GENESIS
+    return through, digest
 
 
 @dataclass
@@ -336,12 +384,25 @@ def report(verdict: Verdict, limit: int = 50) -> str:
             f"note: the clock went back {verdict.clock_backwards} time(s) between records; "
             "times are for the audit only, the order is the seq"
         )
+    pruned = verdict.checkpoint
+    if pruned is not None:
+        until = "" if pruned.last_at is None else f", the newest journaled {_utc(pruned.last_at)}"
+        lines.append(
+            f"note: retention pruned seq {pruned.through} and everything before it (the "
+            f"last prune: {pruned.records:,} records{until}); the chain is verified from "
+            f"the checkpoint record at seq {pruned.seq}, which holds the hash of seq "
+            f"{pruned.through}"
+        )
     if verdict.chained_at:
         lines.append(
             f"note: this journal was chained on {verdict.chained_at}: the records it held "
             "then were written before the chain existed and are protected from that date on"
         )
     return "\n".join(lines)
+
+
+def _utc(when: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when))
 
 
 # ------------------------------------------------------------ replaying a copy

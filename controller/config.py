@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from controller.engine.money import MAX_AMOUNT
 from controller.inputs import InputError, load_toml, read_text
@@ -73,6 +80,24 @@ class StateSection(Section):
     # Held in <state dir>/reserve, given back when the disk is full: the room a
     # checkpoint needs to empty the WAL so the table can resume.
     reserve_mb: Annotated[int, Field(ge=0, le=1024)] = 16
+
+
+class JournalSection(Section):
+    """Retention (controller.retention): whole shoes older than `keep_days` leave the
+    journal once the broker acknowledged every message made from them (it holds them
+    for the floor's recorder); past `hard_cap_days` they leave it even if not."""
+
+    keep_days: Annotated[int, Field(ge=1, le=36500)] = 90
+    hard_cap_days: Annotated[int, Field(ge=1, le=36500)] = 365
+
+    @model_validator(mode="after")
+    def _cap(self) -> JournalSection:
+        if self.hard_cap_days < self.keep_days:
+            raise ValueError(
+                f"hard_cap_days ({self.hard_cap_days}) is below keep_days ({self.keep_days}): "
+                "the cap prunes what keep_days still keeps; make it at least keep_days"
+            )
+        return self
 
 
 class TlsSection(Section):
@@ -185,6 +210,7 @@ class LogSection(Section):
 class Config(Section):
     table: TableSection = TableSection()
     state: StateSection = StateSection()
+    journal: JournalSection = JournalSection()
     mqtt: MqttSection = MqttSection()
     cards: CardsSection = CardsSection()
     surveillance: SurveillanceSection = SurveillanceSection()

@@ -48,7 +48,9 @@ from typing import Any, NamedTuple
 
 log = logging.getLogger("croupier.journal")
 
-FORMAT = 2  # 1: no hash chain; 2: `hash` on every journal row
+# 1: no hash chain; 2: `hash` on every journal row, hex; 3: new rows' `hash` is the
+# 32 bytes themselves (a BLOB: half the room; the rows written as hex read as before).
+FORMAT = 3
 # The chain's start: what the first row's hash is computed over as "the previous hash".
 GENESIS = hashlib.sha256(b"croupier/journal/v2").digest()
 
@@ -57,7 +59,8 @@ CREATE TABLE IF NOT EXISTS journal (
     seq INTEGER PRIMARY KEY,
     record TEXT NOT NULL,         -- controller.records.encode(...), JSON
     at REAL NOT NULL,             -- unix time it was journaled (audit only; replay ignores it)
-    hash TEXT NOT NULL            -- link(previous row's hash, seq, at, record), hex
+    hash TEXT NOT NULL            -- link(previous row's hash, seq, at, record): 32 bytes
+                                  -- (a BLOB; hex text in rows written by format 2)
 );
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY,
@@ -93,6 +96,11 @@ def link(previous: bytes, seq: int, at: float, record: str) -> bytes:
     h.update(f"{seq}\n{at!r}\n".encode())
     h.update(record.encode("utf-8"))
     return h.digest()
+
+
+def digest(stored: bytes | str) -> bytes:
+    """A row's `hash` as stored: raw bytes (format 3) or hex text (format 2)."""
+    return stored if isinstance(stored, bytes) else bytes.fromhex(stored)
 
 
 class Row(NamedTuple):
@@ -139,7 +147,7 @@ class Store:
         self._checkpointer = _Checkpointer(self.path)
         row = self.db.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
         self.last_seq: int = row[0] if row else 0
-        self.last_hash: bytes = bytes.fromhex(row[1]) if row else GENESIS
+        self.last_hash: bytes = digest(row[1]) if row else GENESIS
         # The WAL exists as long as a connection is open (the checkpointer's keeps it):
         # this descriptor only ever syncs it.
         self._wal_fd = os.open(self._wal, os.O_RDONLY | os.O_CREAT, 0o644)
@@ -222,7 +230,9 @@ class Store:
                 f"{self.path}: journal format {found} was written by a newer croupier "
                 f"(this one reads format {FORMAT} and older): use that version"
             )
-        if found is None:
+        if found is None or int(found) < FORMAT:
+            # Format 2 rows stay as written (hex): this croupier reads both, an older one
+            # must not read the raw hashes that follow.
             self.set_meta({"journal_format": str(FORMAT)})
 
     def _migrate_to_chain(self) -> None:
@@ -247,7 +257,7 @@ class Store:
                 hashes = []
                 for seq, at, record in rows:
                     previous = link(previous, seq, at, record)
-                    hashes.append((previous.hex(), seq))
+                    hashes.append((previous, seq))
                 self.db.executemany("UPDATE journal SET hash = ? WHERE seq = ?", hashes)
                 after = rows[-1][0]
             self.db.executemany(
@@ -286,31 +296,110 @@ class Store:
         was written and the chain's head is unchanged."""
         first = self.last_seq + 1
         now = time.time() if at is None else at
-        rows = []
-        previous = self.last_hash
-        for i, r in enumerate(records):
-            text = json.dumps(r, separators=(",", ":"))
-            previous = link(previous, first + i, now, text)
-            rows.append((first + i, text, now, previous.hex()))
-        last = first + len(rows) - 1
-        full = self.fsync and durable
-        if full:
-            self.db.execute("PRAGMA synchronous=FULL")
-        try:
-            with self._tx():
-                self.db.executemany(
-                    "INSERT INTO journal (seq, record, at, hash) VALUES (?, ?, ?, ?)", rows
-                )
-                # The head as written: a record removed from the end of the journal later
-                # leaves the head pointing past it (croupier audit verify says so).
-                self.db.execute(SET_META, ("journal_head", f"{last}:{previous.hex()}"))
-        finally:
-            if full:
-                self.db.execute("PRAGMA synchronous=NORMAL")
+        with self._synchronous(durable), self._tx():
+            last, previous = self._insert(records, now)
         self.last_seq = last
         self.last_hash = previous
         self._bound_wal()
         return first
+
+    def _insert(self, records: list[dict[str, Any]], at: float) -> tuple[int, bytes]:
+        """Chain and insert records after the head, and move the head (inside a
+        transaction); returns the new head (seq, hash)."""
+        first = self.last_seq + 1
+        rows = []
+        previous = self.last_hash
+        for i, r in enumerate(records):
+            text = json.dumps(r, separators=(",", ":"))
+            previous = link(previous, first + i, at, text)
+            rows.append((first + i, text, at, previous))
+        last = first + len(rows) - 1
+        self.db.executemany("INSERT INTO journal (seq, record, at, hash) VALUES (?, ?, ?, ?)", rows)
+        # The head as written: a record removed from the end of the journal later
+        # leaves the head pointing past it (croupier audit verify says so).
+        self.db.execute(SET_META, ("journal_head", f"{last}:{previous.hex()}"))
+        return last, previous
+
+    @contextlib.contextmanager
+    def _synchronous(self, durable: bool) -> Iterator[None]:
+        """Commits inside return synced (FULL) when fsync is on and `durable` asks."""
+        full = self.fsync and durable
+        if full:
+            self.db.execute("PRAGMA synchronous=FULL")
+        try:
+            yield
+        finally:
+            if full:
+                self.db.execute("PRAGMA synchronous=NORMAL")
+
+    # ------------------------------------------------------------ retention
+    def first_seq(self) -> int | None:
+        row = self.db.execute("SELECT min(seq) FROM journal").fetchone()
+        return row[0] if row else None
+
+    def at_of(self, seq: int) -> float | None:
+        """When record `seq` was journaled (None: not in the journal)."""
+        row = self.db.execute("SELECT at FROM journal WHERE seq = ?", (seq,)).fetchone()
+        return row[0] if row else None
+
+    def unsent_through(self, seq: int) -> bool:
+        """Whether a message made from records up to `seq` still waits for the broker."""
+        row = self.db.execute(
+            "SELECT 1 FROM outbox WHERE sent = 0 AND source BETWEEN 1 AND ? LIMIT 1", (seq,)
+        ).fetchone()
+        return row is not None
+
+    def checkpoint(self) -> tuple[int, dict[str, Any]] | None:
+        """The newest checkpoint record (controller.retention): (its seq, the record)."""
+        value = self.meta().get("checkpoint")
+        if value is None:
+            return None
+        row = self.db.execute("SELECT record FROM journal WHERE seq = ?", (int(value),)).fetchone()
+        if row is None:
+            raise JournalError(
+                f"{self.path}: meta names checkpoint record {value}, which the journal does "
+                "not hold: the table cannot rebuild its state (croupier audit verify)"
+            )
+        return int(value), json.loads(row[0])
+
+    def prune_journal(self, through: int, body: dict[str, Any], at: float) -> int:
+        """Forget journal records up to `through` and the outbox rows made from them, and
+        journal a checkpoint record that says so (`body` plus what was pruned): one
+        synced commit, so a crash leaves the journal before or after, never between.
+
+        The checkpoint carries the hash of record `through`: the chain is verified from
+        it. Returns the checkpoint's seq (0: nothing left to prune up to `through`)."""
+        with self._synchronous(durable=True), self._tx():
+            ends = self.db.execute(
+                "SELECT count(*), min(at), max(at), "
+                "(SELECT hash FROM journal WHERE seq = ?) FROM journal WHERE seq <= ?",
+                (through, through),
+            ).fetchone()
+            count, first_at, last_at, stored = ends
+            if stored is None:
+                return 0  # pruned already (a prune that ran before a crash)
+            # Answers to refused requests (source 0) older than what stays go too.
+            self.db.execute(
+                "DELETE FROM outbox WHERE (source BETWEEN 1 AND ?) OR (source = 0 AND id < "
+                "(SELECT coalesce(min(id), 0) FROM outbox WHERE source > ?))",
+                (through, through),
+            )
+            self.db.execute("DELETE FROM journal WHERE seq <= ?", (through,))
+            record = {
+                "kind": "checkpoint",
+                "through": through,
+                "hash": digest(stored).hex(),
+                "records": count,
+                "first_at": first_at,
+                "last_at": last_at,
+                **body,
+            }
+            last, previous = self._insert([record], at)
+            self.db.execute(SET_META, ("checkpoint", str(last)))
+        self.last_seq = last
+        self.last_hash = previous
+        self._bound_wal()
+        return last
 
     # The checkpointer's PASSIVE checkpoints let the next commit start the WAL again
     # only if no commit came while one ran: under a steady stream of commits

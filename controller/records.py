@@ -30,11 +30,39 @@ class PitCommand:
     at: str | None = None
 
 
-Record = DriverEvent | PitCommand
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """Retention pruned the journal's oldest shoes (controller.retention): what was
+    pruned, the hash the chain goes on from, and the table's state where it begins
+    again. Replaying it changes nothing; the table starts from its `state`."""
+
+    data: dict[str, Any]
+
+
+Record = DriverEvent | PitCommand | Checkpoint
 DRIVER_RECORDS = (CardRead, BetSeen, PanelPress, SensorFault)  # the input drivers send
 
 
+# Fields a record leaves out when they hold the driver's default, and `decode` puts
+# back: spelled out in every card, bet and button they were 30 % of a round's record
+# text (docs/benchmarks.md, "Storage"). Records written with them read the same.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "card_read": {"frame": None, "reason": None},
+    "bet_seen": {"spot_kind": "stake"},
+    "panel": {"box": None, "card": None, "reason": ""},
+    "fault": {"box": None},
+}
+
+
 def encode(record: Record) -> dict[str, Any]:
+    data = _encode(record)
+    defaults = DEFAULTS.get(data["kind"])
+    if defaults:
+        return {k: v for k, v in data.items() if k not in defaults or defaults[k] != v}
+    return data
+
+
+def _encode(record: Record) -> dict[str, Any]:
     match record:
         case CardRead(card, confidence, source, frame, reason):
             return {
@@ -62,11 +90,14 @@ def encode(record: Record) -> dict[str, Any]:
             if at is not None:
                 data["at"] = at
             return data
+        case Checkpoint(data):
+            return data
     raise TypeError(f"not a record: {record!r}")
 
 
 def decode(data: dict[str, Any]) -> Record:
     kind = data["kind"]
+    data = {**DEFAULTS.get(kind, {}), **data}
     if kind == "card_read":
         return CardRead(
             data["card"], data["confidence"], data["source"], data["frame"], data.get("reason")
@@ -79,4 +110,6 @@ def decode(data: dict[str, Any]) -> Record:
         return SensorFault(data["device"], data["detail"], data["box"])
     if kind == "command":
         return PitCommand(data["name"], data["request"], data.get("at"))
+    if kind == "checkpoint":
+        return Checkpoint(data)
     raise ValueError(f"unknown journal record kind {kind!r}")

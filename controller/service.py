@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from controller import rules, wire
+from controller import retention, rules, wire
 from controller.applier import Applier, surveillance_for
 from controller.config import BrokerAddress, Config
 from controller.engine import Table
@@ -61,6 +61,7 @@ log = logging.getLogger("croupier.service")
 
 SYNC_MAX_AGE = 20.0  # seconds a journaled batch may wait for its sync before the watchdog acts
 SWITCH_INTERVAL = 0.0005  # seconds
+RETAIN_EVERY = 600.0  # seconds between two looks at what the journal may forget
 
 
 class Service:
@@ -127,6 +128,10 @@ class Service:
 
     def _replay(self) -> None:
         self.desk.replay_end = self.store.last_seq
+        checkpoint = self.store.checkpoint()
+        if checkpoint is not None:
+            # The oldest shoes were pruned: the table starts where the journal does now.
+            retention.restore(self.view, self.stream, checkpoint[1]["state"])
         count = self.pipeline.replay()
         self.desk.live = True
         self.view.seq = self.stream.seq
@@ -251,6 +256,7 @@ class Service:
             pipeline.syncer = Syncer(self.store.sync, self.put)
         self.start()
         self.every(60.0, self.publisher.prune)
+        self.every(RETAIN_EVERY, self._retain)
         self.every(ACKS_EVERY, self.publisher.commit_acks)
         if self.surveillance is not None:
             self.every(self.config.surveillance.metrics_every_s, self._metrics)
@@ -285,6 +291,31 @@ class Service:
         if self.camera.stale != was:
             self.publisher.changed = True  # `state` says whether cards are keyed in
         return delay
+
+    def _retain(self) -> float:
+        """Prune the journal's oldest shoes, at a quiet moment only: no round in play,
+        nothing journaled and not yet applied or stored (the checkpoint's state is the
+        table's between two shoes, and the records after it are what replays)."""
+        r = self.table.round
+        pipeline = self.pipeline
+        quiet = (
+            (r is None or r.over)
+            and pipeline.halted is None
+            and not pipeline.unsynced
+            and not pipeline.held
+            and not self.publisher.pending
+        )
+        if not quiet:
+            return 5.0  # soon again: rounds end, batches settle
+        try:
+            if retention.prune(
+                self.store, self.applier.shoe_starts, self.clock(), self.config.journal
+            ):
+                pipeline.applied = self.store.last_seq  # the checkpoint makes no message
+                return 5.0  # a prune takes retention.MOST records at most: more may be due
+        except sqlite3.Error as exc:
+            log.warning("could not prune the journal (tried again later): %s", exc)
+        return RETAIN_EVERY
 
     def _metrics(self) -> float:
         self.publisher.metrics()
@@ -358,4 +389,3 @@ def utc(when: float) -> str:
     """A wall-clock time for the audit: UTC, ISO 8601, milliseconds."""
     millis = int(when * 1000) % 1000
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when)) + f".{millis:03d}Z"
-

@@ -16,7 +16,7 @@ import pytest
 
 from controller.cli import main
 from controller.config import Config, override
-from controller.journal import Store
+from controller.journal import FORMAT, Store
 from sim.runner import build
 
 
@@ -233,7 +233,7 @@ def test_an_old_journal_is_refused_by_verify_then_migrated_by_the_table(
     assert count(v1) > records
     store = Store(v1, fsync=False)
     try:
-        assert store.meta()["journal_format"] == "2"
+        assert store.meta()["journal_format"] == str(FORMAT)
         assert store.meta()["chained_records"] == str(records)
     finally:
         store.close()
@@ -242,6 +242,35 @@ def test_an_old_journal_is_refused_by_verify_then_migrated_by_the_table(
 def test_a_newer_format_is_refused_with_the_reason(state: Path) -> None:
     from controller.journal import JournalError
 
-    tamper(state, "UPDATE meta SET value = '3' WHERE key = 'journal_format'")
-    with pytest.raises(JournalError, match="format 3 was written by a newer croupier"):
+    newer = FORMAT + 1
+    tamper(state, f"UPDATE meta SET value = '{newer}' WHERE key = 'journal_format'")
+    with pytest.raises(JournalError, match=f"format {newer} was written by a newer croupier"):
         Store(state, fsync=False)
+
+
+def test_a_format_2_journal_verifies_with_raw_hashes_after_it(
+    state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Format 2 stored each hash as hex text; format 3 stores the 32 bytes. A table
+    that upgrades keeps its hex rows and chains raw ones after them."""
+    tamper(
+        state,
+        "UPDATE journal SET hash = lower(hex(hash))",
+        "UPDATE meta SET value = '2' WHERE key = 'journal_format'",
+    )
+    db = sqlite3.connect(state / "table.db")
+    before = db.execute("SELECT max(seq) FROM journal").fetchone()[0]
+    db.close()
+    play(state, 9)
+    db = sqlite3.connect(state / "table.db")
+    kinds = db.execute(
+        "SELECT seq > ?, typeof(hash), min(length(hash)), max(length(hash)) FROM journal "
+        "GROUP BY 1, 2",
+        (before,),
+    ).fetchall()
+    db.close()
+    assert kinds == [(0, "text", 64, 64), (1, "blob", 32, 32)]
+    assert audit(state, capsys)[0] == 0
+    tamper(state, f"UPDATE journal SET hash = zeroblob(32) WHERE seq = {before + 3}")
+    status, out = audit(state, capsys)
+    assert status == 1 and f"seq {before + 3}: its stored hash was changed" in out

@@ -107,3 +107,9 @@ def test_the_pi_installer_template_is_a_valid_configuration(tmp_path: Path) -> N
         text = text.replace(placeholder, value)
     config = load(write(tmp_path, text))
     assert config.mqtt.username == "table-t7" and config.table.id == "t7"
+
+
+def test_a_hard_cap_below_keep_days_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load(write(tmp_path, "[journal]\nkeep_days = 90\nhard_cap_days = 30\n"))
+    assert "journal: hard_cap_days (30) is below keep_days (90)" in str(caught.value)
