@@ -14,33 +14,17 @@ confidence between) is a camera's, not this shoe's.
 
 from __future__ import annotations
 
-from drivers.fake_serial import Cable
-from drivers.interfaces import Sink
 from drivers.serial.link import LinkSettings
 from drivers.serial.shoe import SerialShoe, encode_card
+from sim.board import SimBoard
 
 
-class SimShoe:
+class SimShoe(SimBoard[SerialShoe]):
     """A `CardSource` for the simulator and the tests: `draw("AS")`, `draw(None)`."""
 
     def __init__(self, name: str = "shoe") -> None:
-        self.driver = SerialShoe(LinkSettings(f"sim-{name}"), name=name)
-        self._cable = Cable(self.driver)
-        self._seq = 0
-
-    @property
-    def sink(self) -> Sink | None:
-        """Where the driver reports (None until started)."""
-        return self.driver.sink
-
-    def start(self, sink: Sink) -> None:
-        self._cable.start(sink)
-
-    def stop(self) -> None:
-        self._cable.stop()
+        super().__init__(SerialShoe(LinkSettings(f"sim-{name}"), name=name))
 
     def draw(self, card: str | None) -> None:
         """A card comes out of the shoe: `card` read, or None (it could not read it)."""
-        seq = self._seq
-        self._seq = (seq + 1) % 0x10000
-        self._cable.write(encode_card(seq, card))
+        self.send(encode_card(self.next_seq(), card))

@@ -1,5 +1,6 @@
 """The simulator's card shoe: cards go through the real serial shoe driver on a
-cable with no port, and arrive before `draw` returns."""
+cable with no port, and arrive before `draw` returns. And what every simulated
+board (sim.board) shares: nothing goes out while it is not plugged in."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 from drivers.interfaces import CardRead
 from sim.card_shoe import SimShoe
+from sim.keypad import SimKeypad
 from tests.drivers.conftest import Events
 
 
@@ -33,12 +35,20 @@ def test_a_code_the_shoe_cannot_send_never_reaches_the_table(events: Events) -> 
     assert events.items == [CardRead("2H", 1.0, "shoe")]
 
 
-def test_nothing_is_sent_before_start_or_after_stop(events: Events) -> None:
-    shoe = SimShoe()
+@pytest.mark.parametrize("board", ["keypad", "shoe"])
+def test_no_board_sends_before_start_or_after_stop(events: Events, board: str) -> None:
+    sim: SimKeypad | SimShoe = SimKeypad() if board == "keypad" else SimShoe()
+
+    def send() -> None:
+        if isinstance(sim, SimKeypad):
+            sim.press("stand")
+        else:
+            sim.draw("AS")
+
     with pytest.raises(RuntimeError, match="not plugged in"):
-        shoe.draw("AS")
-    shoe.start(events)
-    shoe.stop()
+        send()
+    sim.start(events)
+    sim.stop()
     with pytest.raises(RuntimeError, match="not plugged in"):
-        shoe.draw("AS")
+        send()
     assert events.items == []
