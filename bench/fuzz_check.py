@@ -77,8 +77,9 @@ class PitDesk:
     def __init__(self) -> None:
         from controller.config import Config, override
         from controller.service import Service
-        from drivers.fakes import FakeBetSensor, FakeShoe
+        from drivers.fakes import FakeBetSensor
         from drivers.interfaces import DriverSet
+        from sim.card_shoe import SimShoe
         from sim.keypad import SimKeypad
 
         self._tmp = tempfile.TemporaryDirectory(prefix="croupier-fuzz-")
@@ -88,7 +89,7 @@ class PitDesk:
             table={"id": "fuzz", "rules": "be-casino"},
             state={"dir": Path(self._tmp.name) / "state", "fsync": False},
         )
-        shoe, bets, panel = FakeShoe(), FakeBetSensor(), SimKeypad()
+        shoe, bets, panel = SimShoe(), FakeBetSensor(), SimKeypad()
         self.service = Service(cfg, DriverSet(shoe, bets, panel), None)
         self.service.start()
         bets.place(1, "10")  # a round in play: the requests meet a table with stakes

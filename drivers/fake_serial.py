@@ -18,7 +18,7 @@ replugging makes a new pty and points the link at it, as udev does with a
     cable.start(sink)                            # the driver contract
     cable.write(encode_key(1, "stand", 120))     # handled before write returns
 
-A `Cable` is for a simulated device at full speed (sim.keypad): no port and
+A `Cable` is for a simulated device at full speed (sim.board): no port and
 no reader thread, the bytes go through the driver's own framing, checks and
 handler (`SerialDevice.receive`) on the writer's thread, so the simulator
 drives the real driver without a thread hop per line. The pty is what tests

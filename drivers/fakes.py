@@ -1,12 +1,14 @@
-"""Fakes behind the driver contracts: one set, for the tests and the simulator.
+"""Fakes behind the driver contracts, for what no real driver can be made to say.
 
-    shoe = FakeShoe(); shoe.start(sink); shoe.draw("AS")
+    shoe = FakeShoe(); shoe.start(sink); shoe.draw("AS", confidence=0.55)
     bets = FakeBetSensor(); bets.place(1, "10")
 
-A test drives them by hand; the simulator's bots drive the same ones
-(sim.bots), and its virtual shoe is a `FakeShoe` that knows its cards
-(sim.twins). The dealer's panel has no fake here: the tests and the
-simulator press keys on the real serial keypad driver (sim.keypad).
+A test drives them by hand; the simulator's bots drive the same bet sensor
+(sim.bots). The dealer's panel and the card shoe have real drivers under
+the simulator and the tests: keys go through the serial keypad driver
+(sim.keypad), cards through the serial shoe driver (sim.card_shoe). That
+shoe reads a card or it does not, so the fake shoe stays for the few tests
+of a half-read card (a camera's confidence between 0 and 1).
 Each keeps the last events it sent (`sent`), as gpiozero's MockPin
 records its state changes, and refuses to send before `start` or
 after `stop`: the service would never see that event.

@@ -36,7 +36,7 @@ from drivers.fakes import FakeBetSensor
 from sim import counters
 from sim.keypad import SimKeypad
 from sim.strategy import Strategy
-from sim.twins import VirtualCardSource
+from sim.twins import ShoeTwin
 
 # Seconds each kind of step takes a real table at speed 1.
 PACE = {"card": 0.7, "bet": 0.4, "press": 0.8, "decide": 1.5, "key": 3.0, "shoe": 5.0}
@@ -53,7 +53,7 @@ class SimTable:
     def __init__(
         self,
         view: TableView,
-        cards: VirtualCardSource,
+        cards: ShoeTwin,
         sensors: FakeBetSensor,
         panel: SimKeypad,
         seed: int,

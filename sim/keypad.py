@@ -14,42 +14,27 @@ driver asks; the others are tapped.
 
 from __future__ import annotations
 
-from drivers.fake_serial import Cable
-from drivers.interfaces import Button, Sink
+from drivers.interfaces import Button
 from drivers.serial.keypad import SerialKeypad, encode_card, encode_key
 from drivers.serial.link import LinkSettings
+from sim.board import SimBoard
 
 TAP_MS = 120  # a quick press of a key
 
 
-class SimKeypad:
+class SimKeypad(SimBoard[SerialKeypad]):
     """A `DealerPanel` for the simulator and the tests: `press("stand")`."""
 
     def __init__(self, name: str = "keypad") -> None:
-        self.driver = SerialKeypad(LinkSettings(f"sim-{name}"), name=name)
-        self._cable = Cable(self.driver)
-        self._seq = 0
-
-    @property
-    def sink(self) -> Sink | None:
-        """Where the driver reports (None until started)."""
-        return self.driver.sink
-
-    def start(self, sink: Sink) -> None:
-        self._cable.start(sink)
-
-    def stop(self) -> None:
-        self._cable.stop()
+        super().__init__(SerialKeypad(LinkSettings(f"sim-{name}"), name=name))
 
     def press(self, button: Button, card: str | None = None) -> None:
         """Press `button` (`key_card` keys in `card`)."""
-        seq = self._seq
-        self._seq = (seq + 1) % 0x10000
         if button == "key_card":
             if card is None:
                 raise ValueError("key_card needs the card keyed in")
-            line = encode_card(seq, card)
+            line = encode_card(self.next_seq(), card)
         else:
             held = self.driver.hold_ms if button in self.driver.costly else TAP_MS
-            line = encode_key(seq, button, held)
-        self._cable.write(line)
+            line = encode_key(self.next_seq(), button, held)
+        self.send(line)

@@ -1,7 +1,7 @@
 """The simulated shoe with its camera in the loop (`croupier sim --camera`).
 
 The dealer bot draws a card from the virtual shoe exactly as with
-`sim.twins.VirtualCardSource`; here the card is not handed to the service.
+`sim.twins.VirtualCardSource`; here the card is not handed to a shoe's driver.
 It is rendered as the frames of a card sliding out of the shoe
 (`sim.camera.shoe.ShoeCamera`, faces from a deck folder or the house deck)
 and the real reader (`drivers.camera.source.CardSource`) reads them on a
@@ -34,12 +34,12 @@ import numpy as np
 from controller.engine.profile import RuleProfile
 from drivers.camera.driver import to_record
 from drivers.camera.source import CardSource
-from drivers.interfaces import SensorFault, Sink
+from drivers.interfaces import DriverEvent, SensorFault, Sink
 from drivers.vision import shoe as reader_shoe
 from sim.camera.decks import Deck
 from sim.camera.shoe import ShoeCamera, ShoeFrame
 from sim.camera.tally import CameraTally
-from sim.twins import VirtualCardSource
+from sim.twins import ShoeTwin
 
 log = logging.getLogger("croupier.sim.camera")
 
@@ -58,7 +58,7 @@ class _Job:
     attempt: int = 0
 
 
-class CameraCardSource(VirtualCardSource):
+class CameraCardSource(ShoeTwin):
     """A `CardSource` driver: the virtual shoe's cards, as the shoe camera reads them."""
 
     immediate = False  # a card's read comes later, from the reader thread
@@ -74,7 +74,8 @@ class CameraCardSource(VirtualCardSource):
         clock: Callable[[], float] = time.monotonic,
         min_confidence: float = 0.0,
     ) -> None:
-        super().__init__(profile, seed, 0.0)
+        super().__init__(profile, seed)
+        self.sink: Sink | None = None
         self.camera = ShoeCamera(deck, seed=seed, fps=fps)
         self.reader = reader
         self.speed = speed  # None: as fast as frames render and read
@@ -98,7 +99,7 @@ class CameraCardSource(VirtualCardSource):
         # Compiled before the first card, as the camera driver does: a card drawn while
         # they compile would wait seconds for its first frame (a stale camera).
         kernels.warm()
-        super().start(sink)
+        self.sink = sink
         self._thread = threading.Thread(target=self._run, name="sim-camera", daemon=True)
         self._thread.start()
 
@@ -107,7 +108,13 @@ class CameraCardSource(VirtualCardSource):
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
-        super().stop()
+        self.sink = None
+
+    def _send(self, event: DriverEvent) -> None:
+        # As the camera driver does: a read that comes after `stop` goes to nobody.
+        sink = self.sink
+        if sink is not None:
+            sink(event)
 
     def frame_age(self) -> float:
         """Seconds since the camera delivered a frame (the service's camera watch)."""

@@ -49,11 +49,11 @@ def test_dealer_screen_in_the_terminal(tmp_path: Path) -> None:
     seen = screens(tmp_path)
     key, _ = seen["key"]
     assert "UNREADABLE CARD" in key and "enter the card on the panel" in key
-    assert "?? unreadable (nothing 0.20)" in key
+    assert "?? unreadable (nothing 0.00)" in key  # the shoe reads a card or it does not
     assert "! unreadable: the shoe could not read the card" in key  # the alert to resolve
     action, console = seen["action"]
     assert "BOX " in action and "hit" in action and "stand" in action and "?" in action
-    assert " 0.99" in action  # a read card with the camera's confidence
+    assert " 1.00" in action  # a read card with the shoe's confidence
     assert "keyed in" in action  # the card the dealer keyed in after the unreadable one
     assert "! unreadable" not in action  # keyed in: nothing left to resolve
     bets, _ = seen["bet"]

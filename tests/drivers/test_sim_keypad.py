@@ -38,17 +38,6 @@ def test_the_driver_checks_what_the_keypad_sends(events: Events) -> None:
         keypad.press("key_card")
 
 
-def test_nothing_is_sent_before_start_or_after_stop(events: Events) -> None:
-    keypad = SimKeypad()
-    with pytest.raises(RuntimeError, match="not plugged in"):
-        keypad.press("stand")
-    keypad.start(events)
-    keypad.stop()
-    with pytest.raises(RuntimeError, match="not plugged in"):
-        keypad.press("stand")
-    assert events.items == []
-
-
 def test_a_cable_numbers_lines_afresh_when_plugged_in(events: Events) -> None:
     shoe = cs.SerialShoe(LinkSettings("sim-shoe"))
     cable = Cable(shoe)

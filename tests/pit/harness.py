@@ -16,6 +16,7 @@ from controller.mqtt_link import Command
 from controller.service import Service
 from drivers.fakes import FakeBetSensor, FakeShoe
 from drivers.interfaces import DriverSet
+from sim.card_shoe import SimShoe
 from sim.keypad import SimKeypad
 from tests.service.conftest import Subscriber
 from tests.service.contract import validate
@@ -30,6 +31,7 @@ class PitTable:
         port: int | None = None,
         clock: Callable[[], float] = time.time,
         card_source: Any = None,
+        shoe: SimShoe | FakeShoe | None = None,  # the fake: only for half-read cards
         state_options: dict[str, Any] | None = None,
         **config: Any,
     ) -> None:
@@ -45,7 +47,8 @@ class PitTable:
             if port is None
             else BrokerAddress(host="127.0.0.1", port=port, tls=False, websockets=False)
         )
-        self.shoe, self.bets, self.panel = FakeShoe(), FakeBetSensor(), SimKeypad()
+        self.shoe = shoe or SimShoe()
+        self.bets, self.panel = FakeBetSensor(), SimKeypad()
         self.service = Service(
             cfg, DriverSet(card_source or self.shoe, self.bets, self.panel), address, clock=clock
         )

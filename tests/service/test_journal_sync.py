@@ -24,8 +24,9 @@ from controller.journal import Message, Store
 from controller.mqtt_link import Command
 from controller.service import JournalSyncError, Service
 from controller.syncer import Synced, Syncer, SyncFailed
-from drivers.fakes import FakeBetSensor, FakeShoe
+from drivers.fakes import FakeBetSensor
 from drivers.interfaces import DriverSet
+from sim.card_shoe import SimShoe
 from sim.keypad import SimKeypad
 
 
@@ -87,7 +88,7 @@ class Running:
             Config(), "test", table={"id": "t", "rules": "fr-2007"}, state={"dir": state}
         )
         assert config.state.fsync
-        self.shoe, self.bets, self.panel = FakeShoe(), FakeBetSensor(), SimKeypad()
+        self.shoe, self.bets, self.panel = SimShoe(), FakeBetSensor(), SimKeypad()
         self.service = Service(config, DriverSet(self.shoe, self.bets, self.panel), None)
         self.gate = Gate(self.service.store.sync)
         self.service.store.sync = self.gate  # type: ignore[method-assign]
@@ -167,7 +168,7 @@ def test_a_failed_sync_stops_the_table_and_the_next_start_replays_the_journal(
     # journal kept, and the pit gets its messages once.
     again = Service(
         override(Config(), "test", table={"id": "t", "rules": "fr-2007"}, state={"dir": tmp_path}),
-        DriverSet(FakeShoe(), FakeBetSensor(), SimKeypad()),
+        DriverSet(SimShoe(), FakeBetSensor(), SimKeypad()),
         None,
     )
     again.store.close()
@@ -181,7 +182,7 @@ def test_the_outbox_mark_counts_applied_records_not_journaled_ones(tmp_path: Pat
         Config(), "test", table={"id": "t", "rules": "fr-2007"}, state={"dir": tmp_path}
     )
     bets = FakeBetSensor()
-    service = Service(config, DriverSet(FakeShoe(), bets, SimKeypad()), None)
+    service = Service(config, DriverSet(SimShoe(), bets, SimKeypad()), None)
     gate = Gate(service.store.sync)
     service.pipeline.syncer = Syncer(gate, service.put)
     bets.start(service.put)
@@ -198,7 +199,7 @@ def test_the_outbox_mark_counts_applied_records_not_journaled_ones(tmp_path: Pat
     gate.open.set()
     service.pipeline.syncer.close()
     service.store.close()
-    again = Service(config, DriverSet(FakeShoe(), FakeBetSensor(), SimKeypad()), None)
+    again = Service(config, DriverSet(SimShoe(), FakeBetSensor(), SimKeypad()), None)
     again.store.close()
     assert outbox_from(tmp_path, 1) > 0
 

@@ -17,8 +17,9 @@ import pytest
 from controller import publisher
 from controller.config import Config, broker_address, override
 from controller.service import Service
-from drivers.fakes import FakeBetSensor, FakeShoe
+from drivers.fakes import FakeBetSensor
 from drivers.interfaces import DriverSet
+from sim.card_shoe import SimShoe
 from sim.keypad import SimKeypad
 from tests.service.conftest import BrokerProcess, Subscriber
 
@@ -35,7 +36,7 @@ class Table:
             mqtt={"broker": broker.url},
         )
         self.bets = FakeBetSensor()
-        self.drivers = DriverSet(FakeShoe(), self.bets, SimKeypad())
+        self.drivers = DriverSet(SimShoe(), self.bets, SimKeypad())
         assert config.mqtt.broker is not None
         self.service = Service(config, self.drivers, broker_address(config.mqtt.broker))
         self.commits: list[tuple[int, int]] = []  # (messages, acks) of each outbox commit

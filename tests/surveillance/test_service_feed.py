@@ -12,8 +12,9 @@ from typing import Any
 
 from controller.config import Config, override
 from controller.service import Service
-from drivers.fakes import FakeBetSensor, FakeShoe
+from drivers.fakes import FakeBetSensor
 from drivers.interfaces import DriverSet
+from sim.card_shoe import SimShoe
 from sim.keypad import SimKeypad
 from tests.service.contract import validate
 from tests.surveillance.helpers import profile_file
@@ -28,7 +29,7 @@ class Table:
             state={"dir": tmp / "state", "fsync": False},
             mqtt={"surveillance": surveillance},
         )
-        self.shoe, self.bets, self.panel = FakeShoe(), FakeBetSensor(), SimKeypad()
+        self.shoe, self.bets, self.panel = SimShoe(), FakeBetSensor(), SimKeypad()
         self.service = Service(config, DriverSet(self.shoe, self.bets, self.panel), None)
         self.service.start()
 
