@@ -73,7 +73,6 @@ def test_the_tail_groups_frames_by_the_corners_read() -> None:
     read_still reads (a still of one card: at least its corner from the
     card's edges)."""
     from bench.vision_tail import corner_sources, tail
-
     from calibration.deck import calibrate_cards
     from drivers.vision.shoe import ShoeGeometry
     from sim.camera.shoe import ShoeCamera
@@ -95,6 +94,7 @@ def test_the_slowest_frames_are_counted_by_card() -> None:
     """bench.vision_tail.slowest_cards: the cards of the slowest share of
     the frames, most first, each beside its count among all frames."""
     import numpy as np
+
     from bench.vision_tail import slowest_cards
 
     times = np.array([1.0, 9.0, 2.0, 8.0, 7.0, 3.0, 1.5, 2.5, 1.2, 6.5])
