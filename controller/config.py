@@ -152,7 +152,13 @@ class SurveillanceSection(Section):
 
 
 class CardsSection(Section):
-    min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.9
+    # A card read below this is unreadable: the dealer keys it in. The shoe camera's
+    # reader reports a card from 0.5 (drivers.vision.shoe.ACCEPT), at thresholds set out
+    # of fold so that no left-out deck design was misread, and it was judged as it
+    # reports (docs/vision.md); a gate above that refused cards it had read right (16 of
+    # 18 unreadable in 3,414 cards of the house deck at 0.9, docs/benchmarks.md). A
+    # house may ask for more. The serial shoe reports 1.0 or no card.
+    min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
     # No frame from the shoe camera for this long: an alert, cards are keyed in, and the
     # watchdog stops being fed (below WatchdogSec, 30 s, so systemd restarts a hung camera).
     camera_stale_after: Annotated[float, Field(gt=0.0, lt=30.0)] = 5.0

@@ -222,3 +222,24 @@ def card_back() -> Image:
 def cut_card() -> Image:
     """The plain plastic cut card (yellow, no print)."""
     return _blank(colour=(60, 220, 240), radius=4)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the project's own deck as a folder of 52 faces (what `croupier
+    calibrate deck --images` takes, as a house's scans of its deck)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m sim.camera.decks", description=main.__doc__)
+    parser.add_argument("out", type=Path, help="folder to write <rank><suit>.png into")
+    parser.add_argument("--french", action="store_true", help="French indices (1 R D V)")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for code, face in house_deck(args.french).items():
+        if not cv2.imwrite(str(args.out / f"{code}.png"), face):
+            raise SystemExit(f"python -m sim.camera.decks: cannot write {args.out / code}.png")
+    print(f"52 faces written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -106,8 +106,11 @@ def test_a_low_confidence_read_counts_as_unreadable(tmp_path: Path) -> None:
     t = Table(tmp_path, shoe=shoe)
     try:
         deal_start(t)
-        shoe.draw("AS", confidence=0.5)
+        shoe.draw("AS", confidence=0.49)  # under [cards] min_confidence, 0.5
         assert t.kinds() == ["unreadable"]
+        t.panel.press("key_card", card="AS")
+        shoe.draw("KD", confidence=0.5)
+        assert t.kinds() == ["card_dealt", "card_dealt"]
     finally:
         t.service.store.close()
 

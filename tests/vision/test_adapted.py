@@ -70,3 +70,14 @@ def test_a_head_made_with_another_network_is_refused(adapted: AdaptedReader) -> 
     other = replace(adapted.head, network="0" * 64)
     with pytest.raises(ValueError, match="calibrate again"):
         AdaptedReader(learned_model(), other)
+
+
+def test_the_project_deck_written_as_faces_loads_back_as_itself(tmp_path: Path) -> None:
+    """`python -m sim.camera.decks DIR`: the 52 faces a house would scan, in the
+    folder layout `croupier calibrate deck --images` takes."""
+    from sim.camera import decks
+
+    assert decks.main([str(tmp_path / "faces")]) == 0
+    back, drawn = decks.load_deck(tmp_path / "faces"), decks.house_deck()
+    assert sorted(back) == sorted(drawn) == sorted(decks.ALL_CARDS)
+    assert all(np.array_equal(back[c], drawn[c]) for c in drawn)
