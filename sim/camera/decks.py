@@ -233,7 +233,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, help="folder to write <rank><suit>.png into")
     parser.add_argument("--french", action="store_true", help="French indices (1 R D V)")
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SystemExit(
+            f"python -m sim.camera.decks: cannot make {args.out}: {exc.strerror}") from None
     for code, face in house_deck(args.french).items():
         if not cv2.imwrite(str(args.out / f"{code}.png"), face):
             raise SystemExit(f"python -m sim.camera.decks: cannot write {args.out / code}.png")

@@ -81,3 +81,11 @@ def test_the_project_deck_written_as_faces_loads_back_as_itself(tmp_path: Path) 
     back, drawn = decks.load_deck(tmp_path / "faces"), decks.house_deck()
     assert sorted(back) == sorted(drawn) == sorted(decks.ALL_CARDS)
     assert all(np.array_equal(back[c], drawn[c]) for c in drawn)
+
+
+def test_writing_the_faces_where_no_folder_can_be_made_says_why(tmp_path: Path) -> None:
+    from sim.camera import decks
+
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(SystemExit, match=r"cannot make .*a-file/faces: Not a directory"):
+        decks.main([str(tmp_path / "a-file" / "faces")])
