@@ -59,6 +59,7 @@ class CardInFrame:
     centre: tuple[float, float]
     reads: tuple[CornerRead | None, CornerRead | None]
     by_ink: bool = False  # read only at indices placed from their ink (index_poses)
+    index_at: tuple[float, float] | None = None  # an inked index's rank, in the image
 
 
 def size_range(shape: tuple[int, ...]) -> tuple[float, float]:
@@ -414,15 +415,50 @@ def _ink_cards(reads: Reads) -> list[CardInFrame]:
                 break
         else:
             places.append((x, y, h, [(p, r)]))
-    out = []
+    chosen: list[tuple[CornerPose, CornerRead]] = []
     for *_, same in places:
         if len(same) < INK_AGREE or len({r.card for _, r in same}) > 1:
             continue
-        p, r = max(same, key=lambda pr: pr[1].confidence)
+        chosen.append(max(same, key=lambda pr: pr[1].confidence))
+    out = []
+    for p, r in chosen:
+        if any(q.card != r.card and _same_ink(p, q_pose) for q_pose, q in chosen):
+            continue  # one rank's ink read as two cards: neither is sure
         centre = p.to_image(*CARD_CENTRE)
+        x, y = p.to_image(*_INK_RANK_MIDDLE)
         out.append(CardInFrame(r.card, r.confidence, (float(centre[0]), float(centre[1])),
-                               (r, None), by_ink=True))
+                               (r, None), by_ink=True, index_at=(float(x), float(y))))
     return out
+
+
+def _rank_box(p: CornerPose) -> Image:
+    """Where a pose placed from ink has its rank, in the image."""
+    w = 0.75 * INK_RANK_HEIGHT
+    return np.array([p.to_image(INK_RANK_LEFT + dx, INK_RANK_TOP + dy)
+                     for dx, dy in ((0.0, 0.0), (w, 0.0), (w, INK_RANK_HEIGHT),
+                                    (0.0, INK_RANK_HEIGHT))], np.float32)
+
+
+def _same_ink(a: CornerPose, b: CornerPose) -> bool:
+    """Two poses whose rank boxes share a quarter of the smaller one: they
+    read the same ink (the indices of cards that overlap are each in view,
+    so theirs never share it)."""
+    box_a, box_b = _rank_box(a), _rank_box(b)
+    shared, _ = cv2.intersectConvexConvex(box_a, box_b)
+    smaller = min(abs(cv2.contourArea(box_a)), abs(cv2.contourArea(box_b)))
+    return float(shared) > 0.25 * smaller
+
+
+def _inside_another(card: CardInFrame, whole: list[tuple[Image, CardInFrame]]) -> bool:
+    """An index found by its ink lies on a whole card's face that was read
+    as another card: a card whose whole outline is in view lies on top, so
+    all ink on its face is its own (a pip beside its index, read as an
+    ace), never another card's index."""
+    if card.index_at is None:
+        return False
+    return any(k.card is not None and k.card != card.card
+               and cv2.pointPolygonTest(contour, card.index_at, False) >= 0
+               for contour, k in whole)
 
 
 def _warped(frame: Image, contour: Image, region: int, width: int
@@ -461,14 +497,20 @@ def read_by_corners(frame: Image, gray: Image, model: LearnedReader,
     for c, p, r in read:
         by_region.setdefault(c.region, []).append((p, r))
     cards: list[CardInFrame] = []
+    whole: list[tuple[Image, CardInFrame]] = []
     for region, contour in found.regions.items():
-        cards += _region_cards(contour, by_region.get(region, []), region in found.widths)
+        mine = _region_cards(contour, by_region.get(region, []), region in found.widths)
+        cards += mine
+        if region in found.widths:
+            whole += [(contour, k) for k in mine]
     for p, r in by_region.get(-1, []):
         if r.card is not None and p.source != "ink":
             centre = p.to_image(*CARD_CENTRE)
             cards.append(CardInFrame(r.card, r.confidence, (float(centre[0]), float(centre[1])),
                                      (r, None)))
-    cards += _ink_cards([(p, r) for p, r in by_region.get(-1, []) if p.source == "ink"])
+    cards += [c for c in _ink_cards([(p, r) for p, r in by_region.get(-1, [])
+                                     if p.source == "ink"])
+              if not _inside_another(c, whole)]
     width = typical or short_side[0]
     out: list[CardInFrame] = []
     # Cards placed by their outlines or edges first, the surest first; then
