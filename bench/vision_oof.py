@@ -195,7 +195,10 @@ def shoe(design: Design, reader: LearnedReader, seed: int) -> Count:
     return count
 
 
-Records = list[tuple[str, list[tuple[str, float, float]]]]
+# Each record: the truth (one card, or a table's cards space-separated) and
+# every corner read: (best card, rank probability, suit probability, placed
+# from the index's ink).
+Records = list[tuple[str, list[tuple[str, float, float, bool]]]]
 
 
 def corner_records(design: Design, reader: LearnedReader, frames: int, seed: int) -> Records:
@@ -218,7 +221,7 @@ def corner_records(design: Design, reader: LearnedReader, frames: int, seed: int
             continue
         band, gray, ramp = still_band(image, geo)
         reads = [r for _, r in read_band(band, reader, geo, ramp, gray)]
-        out.append((truth, [(r.best, r.p[1], r.p[2]) for r in reads if r.best != "??"]))
+        out.append((truth, [(r.best, r.p[1], r.p[2], False) for r in reads if r.best != "??"]))
     return out
 
 
@@ -267,16 +270,21 @@ def scene_records(design: Design, reader: LearnedReader, scenes: int, seed: int)
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         _, _, read = corner_reads(image, gray, reader, size_range(image.shape[:2]))
         out.append((" ".join(cards),
-                    [(r.best, r.p[1], r.p[2]) for _, _, r in read if r.best != "??"]))
+                    [(r.best, r.p[1], r.p[2], p.source == "ink") for _, p, r in read
+                     if r.best != "??"]))
     return out
 
 
-def outcome(records: Records, t_rank: float, t_suit: float) -> tuple[int, int]:
-    """Cards read right and misread at these thresholds. A shoe frame (one
+def outcome(records: Records, t_rank: float, t_suit: float, ink: bool = False
+            ) -> tuple[int, int]:
+    """Cards read right and misread at these thresholds, by the corners
+    placed from their ink (`ink`) or by the others. A shoe frame (one
     card) reads the one card its sure corners agree on; a table photo (its
     cards space-separated) reads every card a sure corner reads (without
-    frame mode's check that a whole card's corners agree: stricter)."""
-    return tally((truth, {b for b, pr, ps in reads if pr >= t_rank and ps >= t_suit})
+    frame mode's checks that a whole card's corners, or an inked index's
+    poses, agree: stricter)."""
+    return tally((truth, {b for b, pr, ps, i in reads
+                          if i == ink and pr >= t_rank and ps >= t_suit})
                  for truth, reads in records)
 
 
@@ -302,14 +310,14 @@ GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.88, 0.9, 0.91, 0.92, 0.93, 0.935, 0.94, 0.94
         0.955, 0.96)
 
 
-def tune(by_design: dict[str, Records], what: str) -> tuple[float, float]:
+def tune(by_design: dict[str, Records], what: str, ink: bool = False) -> tuple[float, float]:
     """The thresholds with the fewest misreads on the left-out designs (none,
     where any point of the grid has none) that read the most cards of the
     worst design (then the most in all)."""
     best: tuple[tuple[int, float, int], tuple[float, float]] | None = None
     for tr in GRID:
         for ts in GRID:
-            results = [outcome(r, tr, ts) for r in by_design.values()]
+            results = [outcome(r, tr, ts, ink) for r in by_design.values()]
             worst = min(right / max(sum(len(t.split()) for t, _ in r), 1)
                         for (right, _), r in zip(results, by_design.values(), strict=True))
             key = (-sum(w for _, w in results), worst, sum(right for right, _ in results))
@@ -322,12 +330,14 @@ def tune(by_design: dict[str, Records], what: str) -> tuple[float, float]:
     return best[1]
 
 
-def ship_thresholds(thresholds: LearnedThresholds, frame: LearnedThresholds, how: str) -> None:
+def ship_thresholds(thresholds: LearnedThresholds, frame: LearnedThresholds,
+                    ink: LearnedThresholds, how: str) -> None:
     """The shipped network's thresholds, as set out of fold."""
     info_path = MODEL_PATH.with_suffix(".json")
     info = json.loads(info_path.read_text())
     info["thresholds"] = {"rank": thresholds.rank, "suit": thresholds.suit}
     info["frame_thresholds"] = {"rank": frame.rank, "suit": frame.suit}
+    info["ink_thresholds"] = {"rank": ink.rank, "suit": ink.suit}
     info["thresholds_set_by"] = how
     info_path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
 
@@ -403,21 +413,25 @@ def main(argv: list[str] | None = None) -> int:
         train_folds(args.models, args.views, args.epochs, 1, args.only, args.photos)
     thresholds: LearnedThresholds | None = None
     frame_thresholds: LearnedThresholds | None = None
+    ink_thresholds: LearnedThresholds | None = None
     if args.tune:
         shoe_records, frame_records = {}, {}
         for family, designs in families().items():
             if args.only and family not in args.only:
                 continue
             reader = load(fold_model(args.models, family))
-            reader.thresholds = reader.frame_thresholds = LearnedThresholds(0.0, 0.0)
+            reader.thresholds = reader.frame_thresholds = reader.ink_thresholds = \
+                LearnedThresholds(0.0, 0.0)
             for d in designs:
                 shoe_records[d.name] = corner_records(d, reader, args.tune, args.seed)
                 frame_records[d.name] = scene_records(d, reader, max(1, args.tune // 30),
                                                       args.seed)
         thresholds = LearnedThresholds(*tune(shoe_records, "shoe frames"))
         frame_thresholds = LearnedThresholds(*tune(frame_records, "cascaded hands"))
+        ink_thresholds = LearnedThresholds(*tune(frame_records, "cascaded hands, inked",
+                                                 ink=True))
         if args.ship:
-            ship_thresholds(thresholds, frame_thresholds,
+            ship_thresholds(thresholds, frame_thresholds, ink_thresholds,
                             f"bench.vision_oof --tune {args.tune} --seed {args.seed}")
     if args.tune_only:
         return 0
@@ -425,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         # Judged at the shipped thresholds (set by --tune --ship).
         shipped = load()
         thresholds, frame_thresholds = shipped.thresholds, shipped.frame_thresholds
+        ink_thresholds = shipped.ink_thresholds
     print("| design (left out with) | still frames | frame mode | cascaded hands "
           "| shoe, 52 cards |")
     print("|---|---|---|---|---|")
@@ -434,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
         reader = load(fold_model(args.models, family))
         if thresholds is not None and frame_thresholds is not None:
             reader.thresholds, reader.frame_thresholds = thresholds, frame_thresholds
+        if ink_thresholds is not None:
+            reader.ink_thresholds = ink_thresholds
         for d in designs:
             cells = judged(d, reader, args.frames, args.scenes, args.seed)
             print(f"| {d.name} ({family}) | " + " | ".join(cells) + " |", flush=True)

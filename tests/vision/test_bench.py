@@ -101,3 +101,18 @@ def test_the_slowest_frames_are_counted_by_card() -> None:
     cards = ["AS", "KS", "AS", "KS", "KC", "KS", "KC", "AS", "AS", "2D"]
     assert slowest_cards(times, cards, share=0.4) == [("KS", 2, 3), ("KC", 1, 2), ("2D", 1, 1)]
     assert slowest_cards(times, cards, share=0.01) == [("KS", 1, 3)]
+
+
+def test_thresholds_are_tuned_apart_for_corners_placed_from_ink() -> None:
+    """The out-of-fold tune sets frame mode's thresholds on the corners of
+    outlines and edges, and the ink's on the indices placed from their
+    ink: a misread by one never moves the other's."""
+    from bench.vision_oof import outcome, tune
+
+    records = {"a": [("AS 4S", [("AS", 0.95, 0.95, False), ("4S", 0.93, 0.95, False),
+                               ("AS", 0.94, 0.95, True), ("7H", 0.90, 0.95, True)])]}
+    assert outcome(records["a"], 0.5, 0.5) == (2, 0)
+    assert outcome(records["a"], 0.5, 0.5, ink=True) == (1, 1)
+    assert tune(records, "frame") == (0.5, 0.5)
+    # (the inked 7 of hearts is refused only above its 0.90)
+    assert tune(records, "inked", ink=True)[0] > 0.90
