@@ -105,14 +105,20 @@ def test_the_slowest_frames_are_counted_by_card() -> None:
 
 def test_thresholds_are_tuned_apart_for_corners_placed_from_ink() -> None:
     """The out-of-fold tune sets frame mode's thresholds on the corners of
-    outlines and edges, and the ink's on the indices placed from their
-    ink: a misread by one never moves the other's."""
+    outlines and edges, and the ink's on the cards frame mode gathers from
+    indices placed from their ink: a misread by one never moves the
+    other's. Of the points that read as much, the strictest is chosen."""
     from bench.vision_oof import outcome, tune
+    from drivers.vision.corner import CornerPose
+    from drivers.vision.frame import INK_AGREE
 
-    records = {"a": [("AS 4S", [("AS", 0.95, 0.95, False), ("4S", 0.93, 0.95, False),
-                               ("AS", 0.94, 0.95, True), ("7H", 0.90, 0.95, True)])]}
+    ace = CornerPose((100.0, 100.0), (1.0, 0.0), (0.0, 1.0), "ink")
+    seven = CornerPose((400.0, 100.0), (1.0, 0.0), (0.0, 1.0), "ink")
+    reads = [("AS", 0.95, 0.95, None), ("4S", 0.93, 0.95, None)]
+    reads += [("AS", 0.94, 0.95, ace)] * INK_AGREE + [("7H", 0.90, 0.95, seven)] * INK_AGREE
+    records = {"a": [("AS 4S", reads)]}
     assert outcome(records["a"], 0.5, 0.5) == (2, 0)
     assert outcome(records["a"], 0.5, 0.5, ink=True) == (1, 1)
-    assert tune(records, "frame") == (0.5, 0.5)
-    # (the inked 7 of hearts is refused only above its 0.90)
-    assert tune(records, "inked", ink=True)[0] > 0.90
+    assert tune(records, "frame") == (0.93, 0.95)
+    # (the inked 7 of hearts is refused only above its 0.90, the ace kept)
+    assert tune(records, "inked", ink=True) == (0.94, 0.95)
