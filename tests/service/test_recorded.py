@@ -52,9 +52,21 @@ def test_a_good_watermark_is_taken_and_a_bad_one_is_none(caplog: pytest.LogCaptu
     r = Recorded()
     r.take(b'{"seq": 42, "console": "recorder-1", "at": "2026-12-06T14:00:00Z"}')
     assert r.seq == 42
-    bad = [b'{"seq": -1}', b'{"seq": 4.0}', b'{"seq": "42"}', b'{"seq": true}', b"{}",
-           b'{"seq": 9007199254740992}', b"[42]", b"42", b"\xff{", b'{"seq": 1e400}',
-           b"[" * 5000, b'{"seq": 1, "seq": 2}', b'{"seq": ' + b"9" * 5000 + b"}"]  # fmt: skip
+    bad = [
+        b'{"seq": -1}',
+        b'{"seq": 4.0}',
+        b'{"seq": "42"}',
+        b'{"seq": true}',
+        b"{}",
+        b'{"seq": 9007199254740992}',
+        b"[42]",
+        b"42",
+        b"\xff{",
+        b'{"seq": 1e400}',
+        b"[" * 5000,
+        b'{"seq": 1, "seq": 2}',
+        b'{"seq": ' + b"9" * 5000 + b"}",
+    ]
     for payload in bad:
         r.take(b'{"seq": 42}')
         with caplog.at_level(logging.WARNING, "croupier.retention"):
@@ -67,8 +79,11 @@ def test_a_good_watermark_is_taken_and_a_bad_one_is_none(caplog: pytest.LogCaptu
     assert r.seq is None
 
 
-@given(st.one_of(st.integers(-(2**60), 2**60), st.floats(), st.text(max_size=4), st.none(),
-                 st.booleans()))  # fmt: skip
+@given(
+    st.one_of(
+        st.integers(-(2**60), 2**60), st.floats(), st.text(max_size=4), st.none(), st.booleans()
+    )
+)
 def test_the_table_takes_a_seq_exactly_when_the_published_schema_allows_it(seq: Any) -> None:
     payload = {"seq": seq}
     r = Recorded()
@@ -101,8 +116,11 @@ def table_on(broker: Any, state: Path, days_later: float, **journal: Any) -> Ite
     from tests.deploy.mosquitto import password
 
     later = time.time() + days_later * DAY
-    cfg = override(config(state, table="T1", **journal), "test",
-                   mqtt={"username": "table-T1", "password": password("table-T1")})  # fmt: skip
+    cfg = override(
+        config(state, table="T1", **journal),
+        "test",
+        mqtt={"username": "table-T1", "password": password("table-T1")},
+    )
     address = BrokerAddress(host="127.0.0.1", port=broker.tcp, tls=False, websockets=False)
     idle = _Idle()
     s = Service(cfg, DriverSet(idle, idle, idle), address, clock=lambda: later)
