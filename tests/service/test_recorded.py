@@ -147,6 +147,15 @@ def first_seq(state: Path) -> int:
 
 
 @pytest.fixture
+def acked(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Table T1's state after a few shoes, every message acknowledged by the broker: the
+    recorder's word is what retention still waits for."""
+    state = played(tmp_path, tmp_path_factory, "T1")
+    acknowledge(state)
+    return state
+
+
+@pytest.fixture
 def fast_retention(monkeypatch: pytest.MonkeyPatch) -> float:
     """The service's retention timer every 0.2 s instead of every ten minutes."""
     monkeypatch.setattr(service_module, "RETAIN_EVERY", 0.2)
@@ -154,14 +163,9 @@ def fast_retention(monkeypatch: pytest.MonkeyPatch) -> float:
 
 
 def test_the_retained_watermark_gates_the_prune_and_outlives_a_restart(
-    broker: Any,
-    fast_retention: float,
-    tmp_path: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-    capsys: pytest.CaptureFixture[str],
+    broker: Any, fast_retention: float, acked: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    state = played(tmp_path, tmp_path_factory, "T1")
-    acknowledge(state)  # the broker took every message: the recorder's word is still due
+    state = acked
     ends = _shoe_ends(state, "T1")
     (_, first_events), (second_start, second_events) = ends[0], ends[1]
     archive = peer(broker, "archive")
@@ -189,14 +193,9 @@ def test_the_retained_watermark_gates_the_prune_and_outlives_a_restart(
 
 
 def test_past_the_hard_cap_the_table_prunes_whatever_the_watermark_says(
-    broker: Any,
-    fast_retention: float,
-    tmp_path: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-    capsys: pytest.CaptureFixture[str],
+    broker: Any, fast_retention: float, acked: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    state = played(tmp_path, tmp_path_factory, "T1")
-    acknowledge(state)
+    state = acked
     archive = peer(broker, "archive")
     try:
         archive.publish(TOPIC, json.dumps({"seq": 0}), retain=True)  # the floor holds nothing
