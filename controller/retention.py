@@ -18,11 +18,12 @@ docs/benchmarks.md). Pruning keeps the two things the journal is for:
 A shoe is pruned once the messages made from it were all acknowledged by the
 broker and, with `[journal] wait_for_recorder` (the default), once the floor's
 recorder says it holds every event of it: its retained `recorded` message
-carries the events seq below which it holds them all (`Recorded`); a recorder
-down for days must still find in the journal what it will ask for with
-`cmd/republish`. Past `hard_cap_days` a shoe goes unconditionally. The service prunes at a
-quiet moment (no round in play, nothing waiting for the journal), in one
-synced commit (controller.journal.Store.prune_journal); a crash leaves the journal
+carries the events seq up to which it holds them all (`Recorded`). The
+broker's acknowledgement alone is not enough: a recorder down for days must
+still find in the journal what it will ask for with `cmd/republish`. Past
+`hard_cap_days` a shoe goes unconditionally. The service prunes at a quiet
+moment (no round in play, nothing waiting for the journal), in one synced
+commit (controller.journal.Store.prune_journal); a crash leaves the journal
 before or after it, and the next run picks the same cut again.
 
 What the checkpoint does not carry: the surveillance analytics (a table
