@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 
 from bench import fuzz_check as check
 from bench import fuzz_gen as gen
+from bench import fuzz_vision as vision
 
 BATCH = 200  # cases per turn of one surface
 
@@ -100,6 +101,10 @@ def surfaces(desk: check.PitDesk, display: check.Display) -> dict[
             check.check_profile,
         ),
         "scale calibration": (gen.calibration_files(), check.check_calibration),
+        "vision calibration file": (
+            vision.vision_calibration_files(),
+            vision.check_vision_calibration,
+        ),
         "serial lines (shoe, keypad, load cells)": (gen.device_streams(), check.check_device),
         "display server request": (gen.http_requests(), display.check),
     }

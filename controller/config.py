@@ -84,11 +84,16 @@ class StateSection(Section):
 
 class JournalSection(Section):
     """Retention (controller.retention): whole shoes older than `keep_days` leave the
-    journal once the broker acknowledged every message made from them (it holds them
-    for the floor's recorder); past `hard_cap_days` they leave it even if not."""
+    journal once the broker acknowledged every message made from them and, with
+    `wait_for_recorder`, once the floor's recorder says it holds every event of them
+    (its retained `recorded`); past `hard_cap_days` they leave it even if not."""
 
     keep_days: Annotated[int, Field(ge=1, le=36500)] = 90
     hard_cap_days: Annotated[int, Field(ge=1, le=36500)] = 365
+    # On by default: a shoe the floor never recorded is kept until the hard cap rather
+    # than lost from both places. A table without a floor recorder turns it off (or
+    # stays bounded by hard_cap_days: docs/deploy.md).
+    wait_for_recorder: bool = True
 
     @model_validator(mode="after")
     def _cap(self) -> JournalSection:

@@ -15,12 +15,20 @@ import queue
 import time
 from collections.abc import Callable
 
-from controller.mqtt_link import Acked, Command, Connected, Disconnected, LinkEvent
+from controller.mqtt_link import (
+    Acked,
+    Command,
+    Connected,
+    Disconnected,
+    LinkEvent,
+    RecordedMark,
+)
 from controller.outbox import Pump
 from controller.pipeline import Pipeline
 from controller.pit import PitDesk
 from controller.publisher import STATE_EVERY, Publisher
 from controller.records import DRIVER_RECORDS, Record
+from controller.retention import Recorded
 from controller.syncer import Synced, SyncFailed
 from controller.timers import Timer, Timers
 from drivers.interfaces import DriverEvent
@@ -45,6 +53,7 @@ class Loop:
         desk: PitDesk,
         session: str,
         utc_now: Callable[[], str],
+        recorded: Recorded,
     ) -> None:
         self.pipeline = pipeline
         self.publisher = publisher
@@ -52,6 +61,8 @@ class Loop:
         self.desk = desk
         self.session = session
         self.utc_now = utc_now  # the wall clock for the audit (a request's `at`)
+        # The floor recorder's watermark, which retention waits for (controller.retention).
+        self.recorded = recorded
         self.queue: queue.SimpleQueue[Item] = queue.SimpleQueue()
         self.timers = Timers(lambda: not self.queue.empty())
         self.running = False
@@ -145,6 +156,8 @@ class Loop:
             self.pump.on_disconnect()
         elif isinstance(item, Command):
             self._command(item, inputs)
+        elif isinstance(item, RecordedMark):
+            self.recorded.take(item.payload)
         elif isinstance(item, _Stop):
             self.running = False
 

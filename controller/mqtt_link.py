@@ -48,7 +48,14 @@ class Command:
     payload: bytes
 
 
-LinkEvent = Connected | Disconnected | Acked | Command
+@dataclass(frozen=True, slots=True)
+class RecordedMark:
+    """A message on `recorded`: what the floor's recorder holds of this table."""
+
+    payload: bytes
+
+
+LinkEvent = Connected | Disconnected | Acked | Command | RecordedMark
 
 
 class MqttLink:
@@ -128,7 +135,9 @@ class MqttLink:
             if isinstance(sock, socket.socket):
                 # Small messages must not wait for the previous one's TCP ack (Nagle).
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            client.subscribe(f"{self.root}/cmd/+", qos=1)
+            # The recorder's watermark is retained: the broker sends it at once, so
+            # retention knows it again after a restart (controller.retention).
+            client.subscribe([(f"{self.root}/cmd/+", 1), (f"{self.root}/recorded", 1)])
             self.put(Connected())
         except Exception:
             log.exception("on_connect failed")
@@ -151,6 +160,9 @@ class MqttLink:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         try:
+            if message.topic == f"{self.root}/recorded":
+                self.put(RecordedMark(bytes(message.payload)))
+                return
             # The name is all below cmd/: "void_round"; anything longer ("x/response")
             # is not a request, and the loop ignores it.
             name = message.topic.removeprefix(f"{self.root}/cmd/")

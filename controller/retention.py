@@ -15,11 +15,15 @@ docs/benchmarks.md). Pruning keeps the two things the journal is for:
   is verified from that hash, and the checkpoint is itself a chained record,
   so editing it, or any record after it, still shows.
 
-A shoe is pruned once the messages made from it were all acknowledged (the
-broker holds them for the floor's recorder, whose persistent session takes
-them), or unconditionally past `hard_cap_days`. The service prunes at a
-quiet moment (no round in play, nothing waiting for the journal), in one
-synced commit (controller.journal.Store.prune_journal); a crash leaves the journal
+A shoe is pruned once the messages made from it were all acknowledged by the
+broker and, with `[journal] wait_for_recorder` (the default), once the floor's
+recorder says it holds every event of it: its retained `recorded` message
+carries the events seq up to which it holds them all (`Recorded`). The
+broker's acknowledgement alone is not enough: a recorder down for days must
+still find in the journal what it will ask for with `cmd/republish`. Past
+`hard_cap_days` a shoe goes unconditionally. The service prunes at a quiet
+moment (no round in play, nothing waiting for the journal), in one synced
+commit (controller.journal.Store.prune_journal); a crash leaves the journal
 before or after it, and the next run picks the same cut again.
 
 What the checkpoint does not carry: the surveillance analytics (a table
@@ -34,10 +38,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from controller import wire
+from controller.commands import MAX_SEQ
 from controller.config import JournalSection
+from controller.inputs import InputError, load_json
 from controller.intake import Read
 from controller.journal import Store
 from controller.view import TableView
@@ -51,6 +59,44 @@ DAY = 86400.0
 # first time goes in such steps (Service._retain), not in one long pause.
 MOST = 10_000
 FORMAT = 1  # of the checkpoint's `state`
+
+
+RECORDED_BYTES = 1024  # a `recorded` message is a few dozen bytes
+
+
+class Watermark(BaseModel):
+    """A `recorded` message (docs/schemas/recorded.json): `seq` is the events seq up to
+    which the recorder holds every event of this table. Extra fields are the
+    recorder's own (who, when): allowed, as on every topic of the contract."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+    seq: Annotated[int, Field(ge=0, le=MAX_SEQ)]
+
+
+class Recorded:
+    """The newest watermark the floor's recorder published for this table (retained, so
+    a restarted table hears it again on connect). Written by the loop only."""
+
+    def __init__(self) -> None:
+        self.seq: int | None = None  # None: no recorder heard (or a message not taken)
+
+    def take(self, payload: bytes) -> None:
+        """A message on `recorded`. Its value is taken as it is, even when lower than the
+        last one (a floor database restored from a backup holds less): the table then
+        waits longer, never prunes early. One not well formed is no watermark at all."""
+        if not payload:  # the retained message cleared: no recorder for this table
+            self.seq = None
+            return
+        try:
+            data = load_json(payload, "the recorded message", RECORDED_BYTES, max_depth=4)
+            self.seq = Watermark.model_validate(data).seq
+        except (InputError, ValidationError) as exc:
+            self.seq = None
+            log.warning(
+                "a `recorded` message the table cannot use (retention waits for a good "
+                "one or the hard cap): %s",
+                str(exc).replace("\n", "; ")[:300],
+            )
 
 
 @dataclass(frozen=True)
@@ -112,10 +158,15 @@ def restore(view: TableView, stream: wire.Stream, state: dict[str, Any]) -> None
 
 
 def cut(
-    store: Store, starts: list[ShoeStart], now: float, settings: JournalSection
+    store: Store,
+    starts: list[ShoeStart],
+    now: float,
+    settings: JournalSection,
+    recorded: int | None = None,
 ) -> tuple[ShoeStart, bool] | None:
     """The newest shoe start the journal may be pruned up to now, and whether only the
-    hard cap allows it (messages still unacknowledged); None: nothing to prune."""
+    hard cap allows it (messages unacknowledged, or not yet recorded on the floor: the
+    recorder's watermark `recorded`, None when none was heard); None: nothing to prune."""
     first = store.first_seq()
     if first is None:
         return None
@@ -130,7 +181,7 @@ def cut(
         at = store.at_of(start.seq)
         if at is None or at >= keep:
             break  # starts are in journal order: the later ones are newer
-        if not store.unsent_through(start.seq):
+        if not store.unsent_through(start.seq) and _recorded(start, settings, recorded):
             chosen = (start, False)
         elif at < cap:
             chosen = (start, True)
@@ -139,17 +190,31 @@ def cut(
     return chosen
 
 
-def prune(store: Store, starts: list[ShoeStart], now: float, settings: JournalSection) -> int:
+def _recorded(start: ShoeStart, settings: JournalSection, recorded: int | None) -> bool:
+    """Whether the floor's recorder holds every event made from the records up to this
+    shoe start: the table's `events` numbering just after it is at or below the
+    recorder's watermark (or the table does not wait for a recorder)."""
+    if not settings.wait_for_recorder:
+        return True
+    return recorded is not None and int(start.state["events"]) <= recorded
+
+
+def prune(
+    store: Store,
+    starts: list[ShoeStart],
+    now: float,
+    settings: JournalSection,
+    recorded: int | None = None,
+) -> int:
     """Prune whole shoes as `cut` allows; returns the checkpoint's seq (0: none). Call at
     a quiet moment: no round in play, nothing journaled and not yet applied."""
-    found = cut(store, starts, now, settings)
+    found = cut(store, starts, now, settings, recorded)
     if found is None:
         return 0
     start, forced = found
     shoes = sum(1 for s in starts if s.seq <= start.seq)  # shoe starts among the pruned
-    seq = store.prune_journal(
-        start.seq, {"shoe_starts": shoes, "forced": forced, "state": start.state}, at=now
-    )
+    body = {"shoe_starts": shoes, "forced": forced, "recorded": recorded, "state": start.state}
+    seq = store.prune_journal(start.seq, body, at=now)
     if seq:
         del starts[:shoes]
         log.info(
@@ -159,7 +224,12 @@ def prune(store: Store, starts: list[ShoeStart], now: float, settings: JournalSe
         if forced:
             log.warning(
                 "journal pruned past the hard cap with messages the broker never "
-                "acknowledged: the floor may not have them",
-                extra={"through": start.seq, "hard_cap_days": settings.hard_cap_days},
+                "acknowledged or the floor's recorder does not hold: the floor may not "
+                "have them",
+                extra={
+                    "through": start.seq,
+                    "hard_cap_days": settings.hard_cap_days,
+                    "recorded": recorded,
+                },
             )
     return seq

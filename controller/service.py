@@ -115,8 +115,15 @@ class Service:
         self.pipeline = Pipeline(
             self.store, clock, self.applier, self.publisher, self.view, self.watchdog
         )
+        # What the floor's recorder holds of this table: retention waits for it.
+        self.recorded = retention.Recorded()
         self.loop = Loop(
-            self.pipeline, self.publisher, self.desk, self.session, lambda: utc(self.clock())
+            self.pipeline,
+            self.publisher,
+            self.desk,
+            self.session,
+            lambda: utc(self.clock()),
+            self.recorded,
         )
         self.queue = self.loop.queue
         self.camera: CameraWatch | None = None
@@ -309,7 +316,11 @@ class Service:
             return 5.0  # soon again: rounds end, batches settle
         try:
             if retention.prune(
-                self.store, self.applier.shoe_starts, self.clock(), self.config.journal
+                self.store,
+                self.applier.shoe_starts,
+                self.clock(),
+                self.config.journal,
+                self.recorded.seq,
             ):
                 pipeline.applied = self.store.last_seq  # the checkpoint makes no message
                 return 5.0  # a prune takes retention.MOST records at most: more may be due

@@ -16,6 +16,14 @@ message is never acknowledged before it is in the database. So
 - a broker that restarts (or drops messages) leaves holes in a table's `seq`:
   controller.floor.gaps finds them and the writer asks the table with
   `cmd/republish` (the `recorder` role may publish exactly that).
+
+After its commits the writer tells each table what it holds: a retained
+`croupier/v1/<table>/recorded` {"seq": N}, N the seq below which every event
+is committed (gaps.TableSeqs.contiguous). The table prunes its journal only
+below it (controller.retention), so what the recorder will ask for is still
+there. Sent when N moved forward, at most once every ANNOUNCE_EVERY per
+table, and again after each (re)connect (a broker that lost its retained
+messages hears it again).
 """
 
 from __future__ import annotations
@@ -47,6 +55,9 @@ BATCH = 2000  # messages per transaction at most
 QUEUE = 20000  # messages between paho's thread and the writer (a bound on memory)
 RETRY_DB = (0.5, 10.0)  # s: first and longest wait before connecting to the database again
 REPORT_EVERY = 10.0  # s between progress lines in the log
+# s between two `recorded` messages of one table: a busy table moves its watermark
+# every few milliseconds, and retention looks at it every ten minutes.
+ANNOUNCE_EVERY = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +110,9 @@ class Recorder:
         self.stats = Stats()
         self.seqs: dict[str, TableSeqs] = {}
         self.asked: dict[str, tuple[str, int]] = {}  # transaction -> (table, from_seq)
+        # table -> (watermark sent, monotonic time) on the connection `announced_link`
+        self.announced: dict[str, tuple[int, float]] = {}
+        self.announced_link = 0
         self.conn: Any = None
         self.client = self._client()
 
@@ -175,6 +189,7 @@ class Recorder:
                 items = self._take(timeout=0.2)
                 if items:
                     self._write(items)
+                self._announce(time.monotonic())
                 self._repair()
                 if time.monotonic() - last_report >= REPORT_EVERY:
                     last_report = time.monotonic()
@@ -182,6 +197,7 @@ class Recorder:
             # What is queued now is written before the recorder goes.
             while items := self._take(timeout=0.0):
                 self._write(items)
+            self._announce(time.monotonic(), final=True)
         finally:
             self.client.disconnect()
             self.client.loop_stop()
@@ -353,6 +369,23 @@ class Recorder:
         for item in items:
             if item.qos and item.link == link:
                 self.client.ack(item.mid, item.qos)
+
+    # ------------------------------------------------------------ watermarks
+    def _announce(self, now: float, final: bool = False) -> None:
+        """Each table's committed watermark on its retained `recorded` topic, where it
+        moved forward (see the module). `final`: the last word before stopping, due or
+        not. Only ever after a commit: `seqs` is then what the database holds."""
+        if not self.connected.is_set():
+            return
+        if self.announced_link != self.link:  # a new connection: say it all again
+            self.announced, self.announced_link = {}, self.link
+        for table, seqs in self.seqs.items():
+            sent, at = self.announced.get(table, (0, -ANNOUNCE_EVERY))
+            if seqs.contiguous <= sent or (now - at < ANNOUNCE_EVERY and not final):
+                continue
+            body = json.dumps({"seq": seqs.contiguous, "console": self.s.console})
+            self.client.publish(f"croupier/v1/{table}/recorded", body, qos=1, retain=True)
+            self.announced[table] = (seqs.contiguous, now)
 
     # ------------------------------------------------------------ gap repair
     def _repair(self) -> None:

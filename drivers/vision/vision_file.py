@@ -30,6 +30,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
+import struct
+import tokenize
+import zipfile
+import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +50,7 @@ FORMAT = "croupier-vision-calibration"
 VERSION = 4
 LABELS = sorted([r + s for s in SUITS for r in RANKS] + [NO_INDEX])
 MAX_META = 1 << 20  # characters of the meta's JSON
+KEYS = ("format", "version", "meta", "head_weights", "head_bias", "head_mean", "head_labels")
 
 
 class CalibrationError(ValueError):
@@ -93,18 +99,14 @@ def save(cal: VisionCalibration, path: Path) -> None:
 def load(path: Path) -> VisionCalibration:
     """Read and check a calibration file; CalibrationError says what is wrong."""
     try:
-        with np.load(path, allow_pickle=False) as z:
-            data = {k: z[k] for k in z.files}
+        data = _arrays(path)
     except FileNotFoundError:
         raise CalibrationError(f"{path}: no such file") from None
-    except (OSError, ValueError) as exc:
-        raise CalibrationError(f"{path}: not a calibration file ({exc})") from None
+    except UNREADABLE as exc:
+        raise CalibrationError(f"{path}: not a calibration file ({str(exc)[:200]})") from None
     if str(data.get("format", "")) != FORMAT:
         raise CalibrationError(f"{path}: not a croupier vision calibration file")
-    try:
-        version = int(data.get("version", -1))
-    except (TypeError, ValueError, OverflowError):
-        version = -1
+    version = _version(data.get("version"))
     if version != VERSION:
         raise CalibrationError(
             f"{path}: calibration format version {version} is not supported "
@@ -113,7 +115,7 @@ def load(path: Path) -> VisionCalibration:
         raw = str(data["meta"])
         if len(raw) > MAX_META:
             raise ValueError(f"meta of {len(raw)} characters (at most {MAX_META})")
-        meta = json.loads(raw)
+        meta = json.loads(raw, parse_constant=_no_constant)
         if not isinstance(meta, dict):
             raise TypeError("meta is not an object")
         cal = _from_arrays(meta, data)
@@ -128,18 +130,89 @@ def load(path: Path) -> VisionCalibration:
     return cal
 
 
+# What a damaged or hostile archive can raise from zipfile, zlib and numpy's reader:
+# a bad CRC or header, a cut stream, an unknown compression method (NotImplementedError)
+# or an encrypted member (RuntimeError), an .npy header numpy's tokenizer cannot read.
+UNREADABLE = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError,
+              struct.error, tokenize.TokenError, SyntaxError)  # fmt: skip
+MAX_MEMBERS = 16  # arrays in a file: it has 7
+MAX_UNPACKED = 8 << 20  # bytes of all its arrays together: a calibration holds about 30 KB
+
+
+def _arrays(path: Path) -> dict[str, Any]:
+    """Every array of the archive (np.load's .npz, read member by member). Each one's
+    header is checked before its data is read: numpy allocates what a header claims
+    first, so a header claiming terabytes would otherwise be a MemoryError, not a
+    refusal. Pickled objects are refused (allow_pickle=False)."""
+    arrays: dict[str, Any] = {}
+    with zipfile.ZipFile(path) as zf:
+        members = zf.infolist()
+        if len(members) > MAX_MEMBERS:
+            raise ValueError(f"{len(members)} arrays; a calibration has {len(KEYS)}")
+        unpacked = sum(m.file_size for m in members)
+        if unpacked > MAX_UNPACKED:
+            raise ValueError(f"{unpacked} bytes of arrays; at most {MAX_UNPACKED}")
+        for member in members:
+            with zf.open(member) as fh:
+                _check_header(fh, member)
+            with zf.open(member) as fh:
+                arrays[member.filename.removesuffix(".npy")] = np.lib.format.read_array(
+                    fh, allow_pickle=False)
+    return arrays
+
+
+def _check_header(fh: Any, member: zipfile.ZipInfo) -> None:
+    version = np.lib.format.read_magic(fh)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
+    else:
+        raise ValueError(f"{member.filename}: .npy format version {version}")
+    if dtype.hasobject:
+        raise ValueError(f"{member.filename} holds Python objects (pickled): refused")
+    claimed = math.prod(shape) * dtype.itemsize
+    if claimed > member.file_size:
+        raise ValueError(f"{member.filename} claims {claimed} bytes of data and holds "
+                         f"{member.file_size}")
+
+
+def _version(value: Any) -> int:
+    """The file's format version: an integer (4.5 or "4" is none), -1 when it is not."""
+    if not isinstance(value, np.ndarray) or value.shape != () or value.dtype.kind not in "iu":
+        return -1
+    return int(value)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"the meta holds {name}, which is no number")
+
+
+def _floats(data: dict[str, Any], key: str) -> Any:
+    value = data[key]
+    if not isinstance(value, np.ndarray) or value.dtype.kind != "f":
+        raise ValueError(f"{key} holds {getattr(value, 'dtype', type(value))}, not floats")
+    return value.astype(np.float32)
+
+
+def _finite(meta: dict[str, Any], key: str) -> float:
+    value = float(meta[key])
+    if not math.isfinite(value):
+        raise ValueError(f"{key} is {value}, not a finite number")
+    return value
+
+
 def _from_arrays(meta: dict[str, Any], data: dict[str, Any]) -> VisionCalibration:
     labels = [str(x) for x in data["head_labels"]]
     if labels != LABELS:
         raise ValueError("the head must know every card and no index")
-    d = Discriminant(labels, np.asarray(data["head_weights"], np.float32),
-                     np.asarray(data["head_bias"], np.float32),
-                     np.asarray(data["head_mean"], np.float32))
+    d = Discriminant(labels, _floats(data, "head_weights"), _floats(data, "head_bias"),
+                     _floats(data, "head_mean"))
     if d.mean.shape != (EMBEDDING,):
         raise ValueError(f"features of size {d.mean.shape[0]}, this network gives {EMBEDDING}")
     if not all(np.isfinite(a).all() for a in (d.weights, d.bias, d.mean)):
         raise ValueError("the head contains non-finite numbers")
-    head = DeckHead(d, float(meta["llr"]), float(meta["frame_llr"]), str(meta["network"]))
+    head = DeckHead(d, _finite(meta, "llr"), _finite(meta, "frame_llr"), str(meta["network"]))
     geometry = ShoeGeometry(
         frame_size=_pair(meta["geometry"]["frame_size"]),
         band=_pair(meta["geometry"]["band"]),

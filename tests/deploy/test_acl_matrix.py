@@ -24,8 +24,9 @@ PUBLIC = ("status", "info", "state", "events", "outcome", "outcome/last", "alert
 TABLE_WRITES = (*PUBLIC, "surveillance/state", "surveillance/count", "cmd/void_round/response",
                 "cmd/republish/response")
 REQUESTS = ("cmd/void_round", "cmd/set_limits", "cmd/republish")
+RECORDED = "recorded"  # the floor recorder's watermark, which the table prunes by
 TOPICS = [f"croupier/v1/{t}/{s}" for t in ("T1", "T2")
-          for s in (*TABLE_WRITES, *REQUESTS, "bridge")]
+          for s in (*TABLE_WRITES, *REQUESTS, "bridge", RECORDED)]
 
 
 def may_write(account: str, topic: str) -> bool:
@@ -39,7 +40,7 @@ def may_write(account: str, topic: str) -> bool:
     if role == "supervisor":
         return (own is None or table == own) and sub in REQUESTS
     if role == "recorder":
-        return sub == "cmd/republish"
+        return sub in ("cmd/republish", RECORDED)
     return False  # display, surveillance
 
 
@@ -48,7 +49,7 @@ def may_read(account: str, topic: str) -> bool:
     table, sub = topic.split("/", 3)[2], topic.split("/", 3)[3]
     mine = own is None or table == own
     if role == "table":
-        return mine and sub in REQUESTS
+        return mine and (sub in REQUESTS or sub == RECORDED)
     if role == "display":
         return mine and sub in (*PUBLIC, "bridge")
     if role == "supervisor":
@@ -130,3 +131,26 @@ def test_the_table_cannot_send_itself_a_command(broker: Broker) -> None:
     finally:
         table.close()
         anna.close()
+
+
+def test_only_the_recorder_tells_a_table_what_the_floor_holds(broker: Broker) -> None:
+    """`recorded` gates the table's retention: the table reads it (retained, so at once
+    on subscribing), the recorder writes it; the table itself, a supervisor and a
+    display cannot move it, and a display does not read it."""
+    archive, table = Peer(broker.tcp, "archive").connect(), Peer(broker.tcp, "table-T1").connect()
+    others = {name: Peer(broker.tcp, name).connect() for name in ("anna", "pit-display")}
+    topic = "croupier/v1/T1/recorded"
+    try:
+        control = f'{{"seq": 7, "marker": "{uuid.uuid4().hex[:8]}"}}'
+        archive.publish(topic, control, retain=True)  # the positive control
+        for name, p in (("table-T1", table), *others.items()):
+            p.publish(topic, f'{{"seq": 999999, "forged_by": "{name}"}}', retain=True)
+        table.subscribe(topic)  # after the fact: what it reads is the retained message
+        table.expect(topic, control)
+        others["pit-display"].subscribe(topic)
+        got = {payload for _, payload, _ in table.settle()}
+        assert not any(b"forged_by" in payload for payload in got), got
+        assert others["pit-display"].settle() == [], "a display read the watermark"
+    finally:
+        for p in (archive, table, *others.values()):
+            p.close()

@@ -18,9 +18,11 @@ from typing import Any
 import pytest
 
 from tests.floor.cluster import Postgres, Unavailable, throwaway
-from tests.service.conftest import BrokerProcess, mosquitto_path
+from tests.service.conftest import BrokerProcess, mosquitto_path, subscribe
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (the floor extra)")
+
+__all__ = ["subscribe"]  # the service tests' schema-checking subscriber, as a fixture here
 
 
 @pytest.fixture(scope="session")

@@ -8,14 +8,17 @@ import csv
 import io
 import json
 import subprocess
+import time
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
 from controller.audit import replay
+from controller.floor.recorder import ANNOUNCE_EVERY
 from tests.floor.conftest import Postgres, croupier, made, query, start_recorder, stop, wait_until
-from tests.service.conftest import BrokerProcess, sim_command
+from tests.service.conftest import BrokerProcess, Subscriber, sim_command
 
 
 def sim(broker: BrokerProcess, state: Path, table: str, rounds: int, *extra: str) -> list[str]:
@@ -187,3 +190,42 @@ def test_the_recorder_account_reads_every_table_and_may_ask_for_a_gap(
             stop(table)
     asked = query(floor_db, "SELECT ok FROM floor_repairs")
     assert asked and all(ok for (ok,) in asked), asked
+
+
+def test_the_recorder_tells_each_table_how_far_it_holds_it(
+    mosquitto: BrokerProcess, floor_db: str, tmp_path: Path, subscribe: Any
+) -> None:
+    """The retained `recorded` watermark the table's retention waits for: forward only,
+    at most about once a second, and in the end exactly what the floor holds without a
+    gap (floor_tables.contiguous_seq: every event up to it committed)."""
+    watch: Subscriber = subscribe(mosquitto.port, "T4", topics="recorded")
+    log = tmp_path / "recorder.log"
+    recorder = start_recorder(mosquitto.url, floor_db, log)
+    state = tmp_path / "T4"
+    started = time.monotonic()
+    try:
+        done = subprocess.run(sim(mosquitto, state, "T4", 25, "--speed", "max"), timeout=120)
+        assert done.returncode == 0
+        seq = last_seq(state)
+        wait_until(lambda: complete(floor_db, "T4", 25, seq), 60, "25 outcomes and every seq")
+        wait_until(lambda: _marks(watch)[-1:] == [recorded(floor_db, "T4")[1]], 10,
+                   "the watermark of everything committed")  # fmt: skip
+        took = time.monotonic() - started
+        time.sleep(2 * ANNOUNCE_EVERY)  # nothing moved: nothing more is said
+        assert _marks(watch)[-1] == recorded(floor_db, "T4")[1]
+    finally:
+        assert stop(recorder) == 0, log.read_text()[-3000:]
+    marks = _marks(watch)
+    assert not watch.errors, watch.errors  # each one valid against docs/schemas/recorded.json
+    assert marks == sorted(set(marks)) and marks[0] > 0, marks  # forward only, never 0
+    assert len(marks) <= took / ANNOUNCE_EVERY + 2, (len(marks), took)
+    assert marks[-1] >= seq
+    # Retained: a table that (re)connects hears it at once, the recorder gone or not.
+    late: Subscriber = subscribe(mosquitto.port, "T4", topics="recorded")
+    late.wait_for(lambda: bool(late.on("recorded")), 5, "the retained watermark")
+    (mark,) = late.on("recorded")
+    assert mark.retain and mark.payload["seq"] == marks[-1]
+
+
+def _marks(watch: Subscriber) -> list[int]:
+    return [int(m.payload["seq"]) for m in watch.on("recorded")]

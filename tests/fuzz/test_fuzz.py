@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from bench import fuzz_check as check
 from bench import fuzz_gen as gen
+from bench import fuzz_vision as vision
 
 # Each case is a file written or a table step: the profile's example count, no deadline
 # (a loaded CI machine), and a fixture shared by every example (a table, a server).
@@ -69,6 +70,14 @@ def test_a_rule_profile_loads_or_is_a_profile_error(data: bytes) -> None:
 @given(gen.calibration_files())
 def test_a_calibration_file_loads_or_is_a_calibration_error_naming_it(data: bytes) -> None:
     check.check_calibration(data)
+
+
+@SHARED
+@given(vision.vision_calibration_files())
+def test_a_vision_calibration_loads_a_usable_model_or_is_a_calibration_error(
+    data: bytes,
+) -> None:
+    assert vision.check_vision_calibration(data) in ("accepted", "refused")
 
 
 @SHARED

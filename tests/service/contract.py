@@ -42,6 +42,7 @@ VALIDATORS = {
         "outcome",
         "alert",
         "response",
+        "recorded",
         "surveillance-state",
         *SURVEILLANCE.values(),
     )
@@ -58,6 +59,8 @@ def schema_for(topic_below_table: str) -> str | None:
         return "outcome"
     if t == "alerts":
         return "alert"
+    if t == "recorded":
+        return "recorded"
     if t == "surveillance/state":
         return "surveillance-state"
     if t in SURVEILLANCE:

@@ -4,7 +4,9 @@ an edit), and the table rebuilt from the checkpoint is the table that never prun
 
 Real SQLite throughout: a simulated table plays a few shoes, then a service opened
 on its state dir "91 days later" prunes. The broker's acknowledgements, which the
-offline sim never gets, are written the way the table writes them (outbox `sent`)."""
+offline sim never gets, are written the way the table writes them (outbox `sent`);
+the floor recorder's watermark, which the table waits for too, is handed to it as the
+loop does with a `recorded` message (on a real broker: tests/service/test_recorded.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
+from controller.commands import MAX_SEQ
 from controller.config import Config, override
 from controller.retention import DAY
 from controller.service import Service
@@ -29,35 +32,41 @@ from sim.runner import build
 from tests.pit.harness import PitTable
 
 ROUNDS = 150  # about four be-casino shoes
+EVERYTHING = MAX_SEQ  # a recorder's watermark that holds every event there is
 
 
-def config(state: Path, rounds: int = 0, **journal: int) -> Config:
+def config(state: Path, rounds: int = 0, table: str = "ret", **journal: int) -> Config:
     return override(
         Config(),
         "test",
-        table={"id": "ret", "rules": "be-casino"},
+        table={"id": table, "rules": "be-casino"},
         state={"dir": state, "fsync": False},
         journal=journal,
         sim={"rounds": rounds, "speed": "max", "seed": 3},
     )
 
 
-def play(state: Path, rounds: int) -> None:
-    build(config(state, rounds), offline=True).service.run()
+def play(state: Path, rounds: int, table: str = "ret") -> None:
+    build(config(state, rounds, table), offline=True).service.run()
 
 
 @cache
-def _played(root: str) -> Path:
-    state = Path(root) / "retention-played"
-    play(state, ROUNDS)
+def _played(root: str, table: str) -> Path:
+    state = Path(root) / f"retention-played-{table}"
+    play(state, ROUNDS, table)
     return state
+
+
+def played(tmp_path: Path, factory: pytest.TempPathFactory, table: str = "ret") -> Path:
+    """A copy of a table's state dir after ROUNDS rounds (played once per session)."""
+    copy = tmp_path / "state"
+    shutil.copytree(_played(str(factory.getbasetemp()), table), copy)
+    return copy
 
 
 @pytest.fixture
 def state(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    copy = tmp_path / "state"
-    shutil.copytree(_played(str(tmp_path_factory.getbasetemp())), copy)
-    return copy
+    return played(tmp_path, tmp_path_factory)
 
 
 class _Idle:
@@ -68,16 +77,27 @@ class _Idle:
         pass
 
 
-def service(state: Path, days_later: float, **journal: int) -> Service:
-    """The table's service on `state`, its clock `days_later` than now (no drivers)."""
+def service(
+    state: Path,
+    days_later: float,
+    recorded: int | None = EVERYTHING,
+    table: str = "ret",
+    **journal: int,
+) -> Service:
+    """The table's service on `state`, its clock `days_later` than now (no drivers), told
+    that the floor's recorder holds every event up to `recorded` (None: no recorder)."""
     idle = _Idle()
     later = time.time() + days_later * DAY
-    return Service(config(state, **journal), DriverSet(idle, idle, idle), None, clock=lambda: later)
+    cfg = config(state, table=table, **journal)
+    s = Service(cfg, DriverSet(idle, idle, idle), None, clock=lambda: later)
+    if recorded is not None:
+        s.recorded.take(json.dumps({"seq": recorded}).encode())
+    return s
 
 
-def prune(state: Path, days_later: float, **journal: int) -> int:
+def prune(state: Path, days_later: float, recorded: int | None = EVERYTHING, **journal: int) -> int:
     """Open the table, let it prune once (its timer's call), close it: the checkpoint's seq."""
-    s = service(state, days_later, **journal)
+    s = service(state, days_later, recorded, **journal)
     try:
         before = s.store.last_seq
         s._retain()
@@ -270,6 +290,7 @@ def test_no_prune_while_a_round_is_in_play(state: Path) -> None:
     later = time.time() + 91 * DAY
     table = PitTable(state, table_id="ret", clock=lambda: later)
     try:
+        table.service.recorded.take(json.dumps({"seq": EVERYTHING}).encode())
         table.deal_round_start()
         table.settle()
         acknowledge(state)
@@ -285,3 +306,52 @@ def test_no_prune_while_a_round_is_in_play(state: Path) -> None:
         assert sql(state, "SELECT min(seq) FROM journal") != [(1,)]
     finally:
         table.stop()
+
+
+def _shoe_ends(state: Path, table: str = "ret") -> list[tuple[int, int]]:
+    """(journal seq, events seq) just after each shoe began, as the table sees them."""
+    s = service(state, 0, None, table)
+    try:
+        return [(start.seq, int(start.state["events"])) for start in s.applier.shoe_starts]
+    finally:
+        s.store.close()
+
+
+def test_a_shoe_waits_until_the_floors_recorder_holds_every_event_of_it(
+    state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    acknowledge(state)  # the broker took everything: not enough on its own
+    ends = _shoe_ends(state)
+    assert len(ends) >= 3, ends
+    (first_start, first_events), (second_start, second_events) = ends[0], ends[1]
+    # One event short of the first shoe start's: nothing may go.
+    assert prune(state, 91, recorded=first_events - 1) == 0
+    assert prune(state, 91, recorded=None) == 0  # no recorder heard at all
+    assert sql(state, "SELECT min(seq) FROM journal") == [(1,)]
+    # One short of the second: only up to the first shoe's start.
+    assert prune(state, 91, recorded=second_events - 1) > 0
+    assert checkpoint(state)["through"] == first_start
+    # Exactly the second's: up to it, and not further (the third needs more).
+    assert prune(state, 91, recorded=second_events) > 0
+    cp = checkpoint(state)
+    assert cp["through"] == second_start and cp["forced"] is False
+    assert cp["recorded"] == second_events
+    assert verify(state, capsys)[0] == 0
+
+
+def test_the_hard_cap_prunes_what_the_recorder_never_confirmed(
+    state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    acknowledge(state)
+    assert prune(state, 101, recorded=None, keep_days=90, hard_cap_days=102) == 0
+    assert prune(state, 103, recorded=None, keep_days=90, hard_cap_days=102) > 0
+    cp = checkpoint(state)
+    assert cp["forced"] is True and cp["recorded"] is None
+    assert verify(state, capsys)[0] == 0
+
+
+def test_a_table_without_a_recorder_prunes_on_the_brokers_word(state: Path) -> None:
+    assert prune(state, 91, recorded=None, wait_for_recorder=False) == 0  # nothing acked
+    acknowledge(state)
+    assert prune(state, 91, recorded=None, wait_for_recorder=False) > 0
+    assert checkpoint(state)["forced"] is False
