@@ -23,7 +23,7 @@ from calibration.corner_samples import covered, sample
 from drivers.vision.adapted import NO_INDEX, AdaptedReader, DeckHead
 from drivers.vision.glyphs import Image
 from drivers.vision.lda import Discriminant
-from drivers.vision.learned import RANKS, SUITS, LearnedReader
+from drivers.vision.learned import RANKS, SUITS, LearnedReader, LearnedThresholds
 
 ALL_CARDS = tuple(r + s for s in SUITS for r in RANKS)
 VIEWS = 32  # views of each card's index corner learnt from
@@ -106,28 +106,31 @@ def check(reader: AdaptedReader, faces: dict[str, Image], seed: int) -> dict[str
     be keyed in by the dealer (`weak`)."""
     patches, labels = _views(faces, CHECK_VIEWS, 0, seed)
     p, e = reader.features(patches)
+    # The views span both cameras' envelopes (the shoe's, and a table
+    # camera's cards 70 px wide and blurred): each is read at the stricter
+    # of the shoe's and frame mode's thresholds and ratios, so that a view
+    # the shoe never sees is not judged by the shoe's looser ones.
+    t = LearnedThresholds(max(reader.thresholds.rank, reader.frame_thresholds.rank),
+                          max(reader.thresholds.suit, reader.frame_thresholds.suit))
+    llr = max(reader.head.llr, reader.head.frame_llr)
     # The network alone, sure of another card in a card's views: its image
     # shows another card (a deck the network reads as it is).
     named: dict[str, Counter[str]] = {}
     for truth, pi in zip(labels, p, strict=True):
-        alone = reader.decide(pi).card
+        alone = reader.decide(pi, t).card
         if alone is not None and alone != truth:
             named.setdefault(truth, Counter())[alone] += 1
     for truth in ALL_CARDS:
         if truth in named and sum(named[truth].values()) >= CHECK_VIEWS / 4:
             shown = named[truth].most_common(1)[0][0]
             raise AdaptError(f"{truth}: its image shows {shown}; check the image names")
-    reads = [reader.combine(pi, ei, reader.thresholds, reader.head.llr)
-             for pi, ei in zip(p, e, strict=True)]
-    read: Counter[str] = Counter()
+    read: Counter[str] = Counter()  # at the shoe's own thresholds: how often keyed in
     misread: dict[str, Counter[str]] = {}
-    for truth, r in zip(labels, reads, strict=True):
-        if r.card is None:
-            continue
-        if r.card != truth:
-            misread.setdefault(truth, Counter())[r.card] += 1
-        else:
-            read[truth] += 1
+    for truth, pi, ei in zip(labels, p, e, strict=True):
+        wrong = reader.combine(pi, ei, t, llr).card
+        if wrong is not None and wrong != truth:
+            misread.setdefault(truth, Counter())[wrong] += 1
+        read[truth] += reader.combine(pi, ei, reader.thresholds, reader.head.llr).card == truth
     for truth, other in misread.items():
         # One view in twelve, at the far end of the camera envelope (a card
         # 70 px wide, blurred), may go wrong on any deck; the same card

@@ -402,7 +402,9 @@ _INK_RANK_MIDDLE = (INK_RANK_LEFT, INK_RANK_TOP + INK_RANK_HEIGHT / 2)
 def _ink_cards(reads: Reads) -> list[CardInFrame]:
     """The cards of the indices placed from their ink: the sure reads
     gathered by where their rank is (within half its height), each place
-    a card when INK_AGREE of them or more read one card and none another."""
+    a card when INK_AGREE of them or more read one card and none another
+    (with those of the card's other index, which place its centre within a
+    quarter of its width)."""
     places: list[tuple[float, float, float, Reads]] = []
     for p, r in reads:
         if r.card is None:
@@ -415,11 +417,22 @@ def _ink_cards(reads: Reads) -> list[CardInFrame]:
                 break
         else:
             places.append((x, y, h, [(p, r)]))
-    chosen: list[tuple[CornerPose, CornerRead]] = []
+    # A place sure of one card, with where its card's centre would be and
+    # how wide the card: a card's two indices (opposite corners) put it in
+    # one place, and their poses count together.
+    unanimous = []
     for *_, same in places:
-        if len(same) < INK_AGREE or len({r.card for _, r in same}) > 1:
-            continue
-        chosen.append(max(same, key=lambda pr: pr[1].confidence))
+        if len({r.card for _, r in same}) == 1:
+            p, r = max(same, key=lambda pr: pr[1].confidence)
+            unanimous.append((len(same), p, r, p.to_image(*CARD_CENTRE),
+                              float(np.hypot(*p.u)) * CARD_W))
+    chosen: list[tuple[CornerPose, CornerRead]] = []
+    for n, p, r, (cx, cy), w in unanimous:
+        n += sum(m for m, _, q, (qx, qy), v in unanimous
+                 if q is not r and q.card == r.card
+                 and np.hypot(cx - qx, cy - qy) < 0.25 * max(w, v))
+        if n >= INK_AGREE:
+            chosen.append((p, r))
     out = []
     for p, r in chosen:
         if any(q.card != r.card and _same_ink(p, q_pose) for q_pose, q in chosen):

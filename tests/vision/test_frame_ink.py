@@ -69,3 +69,17 @@ def test_ink_on_a_whole_card_read_as_another_is_its_pip() -> None:
 
 def test_ink_on_a_whole_card_not_read_may_be_its_index() -> None:
     assert not _inside_another(_inked("AS", (80.0, 120.0)), [_whole(None)])
+
+
+def test_a_cards_two_indices_count_together() -> None:
+    """Two poses sure of the 7 of clubs at its top left index and two at
+    its bottom right (turned half round) place one card: read. The same at
+    two indices of cards apart: neither."""
+    assert INK_AGREE == 3  # (two poses at each index: fewer than it alone)
+    top = CornerPose((100.0, 100.0), (1.0, 0.0), (0.0, 1.0), "ink")
+    bottom = CornerPose((100.0 + CARD_W, 100.0 + CARD_H), (-1.0, 0.0), (0.0, -1.0), "ink")
+    apart = CornerPose((100.0 + 3 * CARD_W, 100.0), (1.0, 0.0), (0.0, 1.0), "ink")
+    two = [(top, _read("7C"))] * 2
+    assert {c.card for c in _ink_cards(two + [(bottom, _read("7C"))] * 2)} == {"7C"}
+    assert _ink_cards(two + [(apart, _read("7C"))] * 2) == []
+    assert _ink_cards(two + [(bottom, _read("7S"))] * 2) == []
