@@ -47,7 +47,7 @@ import numpy as np
 from calibration.designs import Design, design_deck, training_designs
 from drivers.camera.source import CardSource
 from drivers.vision.corner import CornerPose
-from drivers.vision.frame import _ink_cards, corner_reads, read_frame, size_range
+from drivers.vision.frame import corner_reads, ink_cards, read_frame, size_range
 from drivers.vision.glyphs import Image, find_index_places
 from drivers.vision.learned import (
     MODEL_PATH,
@@ -285,10 +285,10 @@ def outcome(records: Records, t_rank: float, t_suit: float, ink: bool = False
     cards space-separated) reads every card a sure corner reads (without
     frame mode's check that a whole card's corners agree: stricter), or
     with `ink` every card frame mode gathers from its inked indices' sure
-    poses (drivers.vision.frame._ink_cards: INK_AGREE poses of one place
+    poses (drivers.vision.frame.ink_cards: INK_AGREE poses of one place
     agree, and no two places read one rank's ink as two cards)."""
     if ink:
-        return tally((truth, {c.card for c in _ink_cards(
+        return tally((truth, {c.card for c in ink_cards(
             [(pose, CornerRead(b if pr >= t_rank and ps >= t_suit else None, pr, b,
                                (pr, pr, ps), True))
              for b, pr, ps, pose in reads if pose is not None]) if c.card is not None})

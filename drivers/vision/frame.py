@@ -383,7 +383,7 @@ def corner_reads(frame: Image, gray: Image, model: LearnedReader,
                    corner_patch(frame, poses[k][2], model.corner_width) for k in mine]
         reads = model.read_corners(patches, ink=ink)
         if not ink:
-            # (an inked index's reads are weighed together: _ink_cards)
+            # (an inked index's reads are weighed together: ink_cards)
             reads = _one_per_corner([poses[k][0] for k in mine], reads)
         out += [(poses[k][1], poses[k][2], r) for k, r in zip(mine, reads, strict=True)]
     return found, typical, out
@@ -399,7 +399,7 @@ INK_AGREE = 3
 _INK_RANK_MIDDLE = (INK_RANK_LEFT, INK_RANK_TOP + INK_RANK_HEIGHT / 2)
 
 
-def _ink_cards(reads: Reads) -> list[CardInFrame]:
+def ink_cards(reads: Reads) -> list[CardInFrame]:
     """The cards of the indices placed from their ink: the sure reads
     gathered by where their rank is (within half its height), each place
     a card when INK_AGREE of them or more read one card and none another
@@ -521,7 +521,7 @@ def read_by_corners(frame: Image, gray: Image, model: LearnedReader,
             centre = p.to_image(*CARD_CENTRE)
             cards.append(CardInFrame(r.card, r.confidence, (float(centre[0]), float(centre[1])),
                                      (r, None)))
-    cards += [c for c in _ink_cards([(p, r) for p, r in by_region.get(-1, [])
+    cards += [c for c in ink_cards([(p, r) for p, r in by_region.get(-1, [])
                                      if p.source == "ink"])
               if not _inside_another(c, whole)]
     width = typical or short_side[0]

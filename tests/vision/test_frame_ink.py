@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from drivers.vision.corner import CARD_H, CARD_W, CornerPose
-from drivers.vision.frame import INK_AGREE, CardInFrame, _ink_cards, _inside_another
+from drivers.vision.frame import INK_AGREE, CardInFrame, _inside_another, ink_cards
 from drivers.vision.index_poses import INK_RANK_HEIGHT, INK_RANK_LEFT, INK_RANK_TOP
 from drivers.vision.reader import CornerRead
 
@@ -26,7 +26,7 @@ def _sure(card: str, pose: CornerPose) -> list[tuple[CornerPose, CornerRead]]:
 
 
 def test_an_index_sure_of_one_card_is_that_card() -> None:
-    cards = _ink_cards(_sure("4S", _pose(100.0, 100.0)))
+    cards = ink_cards(_sure("4S", _pose(100.0, 100.0)))
     assert [c.card for c in cards] == ["4S"]
     assert cards[0].by_ink and cards[0].index_at is not None
 
@@ -39,14 +39,14 @@ def test_one_ranks_ink_read_as_two_cards_is_neither() -> None:
     h = INK_RANK_HEIGHT
     ace = _pose(100.0 - 0.4 * INK_RANK_LEFT - 0.75 * h, 100.0 - 0.4 * INK_RANK_TOP - 0.2 * h,
                 1.4)
-    assert _ink_cards(_sure("4S", four) + _sure("AS", ace)) == []
+    assert ink_cards(_sure("4S", four) + _sure("AS", ace)) == []
 
 
 def test_cascaded_indices_beside_each_other_are_each_read() -> None:
     # A cascade shows each lower card's index in full: rank boxes apart.
     lower = _pose(100.0, 100.0)
     upper = _pose(100.0 + 0.8 * INK_RANK_HEIGHT, 100.0 + 0.8 * INK_RANK_HEIGHT)
-    cards = _ink_cards(_sure("9H", lower) + _sure("KC", upper))
+    cards = ink_cards(_sure("9H", lower) + _sure("KC", upper))
     assert sorted(c.card for c in cards) == ["9H", "KC"]
 
 
@@ -80,6 +80,6 @@ def test_a_cards_two_indices_count_together() -> None:
     bottom = CornerPose((100.0 + CARD_W, 100.0 + CARD_H), (-1.0, 0.0), (0.0, -1.0), "ink")
     apart = CornerPose((100.0 + 3 * CARD_W, 100.0), (1.0, 0.0), (0.0, 1.0), "ink")
     two = [(top, _read("7C"))] * 2
-    assert {c.card for c in _ink_cards(two + [(bottom, _read("7C"))] * 2)} == {"7C"}
-    assert _ink_cards(two + [(apart, _read("7C"))] * 2) == []
-    assert _ink_cards(two + [(bottom, _read("7S"))] * 2) == []
+    assert {c.card for c in ink_cards(two + [(bottom, _read("7C"))] * 2)} == {"7C"}
+    assert ink_cards(two + [(apart, _read("7C"))] * 2) == []
+    assert ink_cards(two + [(bottom, _read("7S"))] * 2) == []
