@@ -31,7 +31,9 @@ card's edges).
 Negatives ("not an index") are the same views of what a corner finder also
 hands the reader: a window on a card's face away from its index (pips, a
 court picture), a card's back, the felt, an index covered by another card,
-a card turned a quarter (its index on its side), an index mirrored (read
+a card turned a quarter (its index on its side), an index placed from its
+ink but turned a half or a quarter turn about its rank (an ink finder
+pairing the rank with a glyph above it or beside it), an index mirrored (read
 the wrong way round; not A, 8 or V, their own mirror images), and a rank
 half covered by a thumb or a chip.
 
@@ -233,6 +235,29 @@ def _ink_view(face: Image, rng: np.random.Generator) -> View | None:
                 float(np.clip(rng.normal(0, 3.0), -8, 8)), scale)
 
 
+# Where a corner placed from ink has its rank's middle, in the patch: a
+# turned index is turned about it.
+_RANK_MIDDLE = (MARGIN + INK_RANK_LEFT + 0.375 * INK_RANK_HEIGHT,
+                MARGIN + INK_RANK_TOP + 0.5 * INK_RANK_HEIGHT)
+
+
+def turned_about_rank(view: View, turn: float) -> View:
+    """The view turned by `turn` degrees about the rank's middle: the ink
+    finder pairing a rank with a glyph above it or beside it (the next
+    card's, a pip) poses the index upside down or on its side, and an
+    upside-down 6 is a 9's shape, a 7's an L: no index that way round."""
+    qx, qy = _RANK_MIDDLE
+    a = np.deg2rad(view.angle)
+    c, s = np.cos(a) * view.scale, np.sin(a) * view.scale
+    # patch -> card: R(angle) * scale * p + (dx - MARGIN, dy - MARGIN); the
+    # rank's middle stays where it was
+    at = (c * qx - s * qy + view.dx - MARGIN, s * qx + c * qy + view.dy - MARGIN)
+    b = np.deg2rad(view.angle + turn)
+    c2, s2 = np.cos(b) * view.scale, np.sin(b) * view.scale
+    return View(float(at[0] - (c2 * qx - s2 * qy) + MARGIN),
+                float(at[1] - (s2 * qx + c2 * qy) + MARGIN), view.angle + turn, view.scale)
+
+
 def mirrored_index(face: Image) -> Image | None:
     """The face with its top left index mirrored in place (a camera that
     mirrors, or a card seen in a mirror, read the wrong way round): no
@@ -331,7 +356,7 @@ def _over_map(rng: np.random.Generator, over: Image, k: float, cover_index: bool
 # Index views placed as the ink finder places them; the kinds of negatives
 # (a calibration's head learns from the first five alone: calibration.adapt).
 INK_SHARE = 0.25
-NEGATIVE_KINDS = 7
+NEGATIVE_KINDS = 8
 
 
 def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3,
@@ -372,6 +397,10 @@ def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3,
         patch = render(flipped, rng, view or _view(rng, False), over=over)
     elif kind == 6 and (hidden := covered(deck, rng)) is not None:
         return hidden
+    elif kind == 7 and (view := _ink_view(face, rng)) is not None:
+        # the index placed from its ink, turned a half or a quarter turn
+        turn = float(rng.choice([180.0, 180.0, 90.0, -90.0]))
+        patch = render(face, rng, turned_about_rank(view, turn), over=over)
     else:  # a window on the face away from the index
         patch = render(face, rng, _view(rng, True), over=over)
     return Sample(patch, NOT_AN_INDEX, -1)
