@@ -10,13 +10,15 @@ procedural decks. `--leave-out FAMILY` trains without one artwork, for the
 out-of-fold benchmark (bench.vision_oof).
 
 Views are drawn once per design and seed (calibration.corner_samples) and
-kept in a cache (CACHE, under /tmp; the name says the samples' revision) as the
-network's input size, so that the folds of the benchmark share them.
+kept in a cache (under /tmp, named by a digest of the code that draws them:
+a change to the views is never trained on stale ones) at the network's input
+size, so that the folds of the benchmark share them.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -37,7 +39,23 @@ from drivers.vision.learned import (
     shrink,
 )
 
-CACHE = Path("/tmp/croupier-corner-banks-5")
+# The code a view is drawn by: the views, the designs and the faces they
+# draw, the shrink to the network's input.
+_DRAWN_BY = ("calibration/corner_samples.py", "calibration/designs.py",
+             "calibration/procedural_decks.py", "calibration/deck*.py", "sim/camera/decks.py",
+             "drivers/vision/learned.py")
+
+
+def _views_digest() -> str:
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for pattern in _DRAWN_BY:
+        for path in sorted(root.glob(pattern)):
+            h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+CACHE = Path(tempfile.gettempdir()) / f"croupier-corner-banks-{_views_digest()}"
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 
