@@ -246,16 +246,12 @@ def turned_about_rank(view: View, turn: float) -> View:
     finder pairing a rank with a glyph above it or beside it (the next
     card's, a pip) poses the index upside down or on its side, and an
     upside-down 6 is a 9's shape, a 7's an L: no index that way round."""
-    qx, qy = _RANK_MIDDLE
-    a = np.deg2rad(view.angle)
-    c, s = np.cos(a) * view.scale, np.sin(a) * view.scale
-    # patch -> card: R(angle) * scale * p + (dx - MARGIN, dy - MARGIN); the
-    # rank's middle stays where it was
-    at = (c * qx - s * qy + view.dx - MARGIN, s * qx + c * qy + view.dy - MARGIN)
-    b = np.deg2rad(view.angle + turn)
-    c2, s2 = np.cos(b) * view.scale, np.sin(b) * view.scale
-    return View(float(at[0] - (c2 * qx - s2 * qy) + MARGIN),
-                float(at[1] - (s2 * qx + c2 * qy) + MARGIN), view.angle + turn, view.scale)
+    q = np.array([*_RANK_MIDDLE, 1.0])
+    # (patch -> card, as render maps it: the rank's middle stays where it was)
+    at = _similarity(view.angle, view.scale, view.dx - MARGIN, view.dy - MARGIN) @ q
+    spun = _similarity(view.angle + turn, view.scale, 0.0, 0.0) @ q
+    return View(float(at[0] - spun[0] + MARGIN), float(at[1] - spun[1] + MARGIN),
+                view.angle + turn, view.scale)
 
 
 def mirrored_index(face: Image) -> Image | None:

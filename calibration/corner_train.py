@@ -40,9 +40,12 @@ from drivers.vision.learned import (
 )
 
 # The code a view is drawn by: the views, the designs and the faces they
-# draw, the shrink to the network's input.
+# draw, the canonical corner and the ink's rank place the views are posed
+# by, the shrink to the network's input. (The fonts procedural decks are
+# drawn with are Debian's packages: not digested.)
 _DRAWN_BY = ("calibration/corner_samples.py", "calibration/designs.py",
              "calibration/procedural_decks.py", "calibration/deck*.py", "sim/camera/decks.py",
+             "drivers/vision/corner.py", "drivers/vision/index_poses.py",
              "drivers/vision/learned.py")
 
 
