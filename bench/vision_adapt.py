@@ -35,7 +35,7 @@ from bench.vision_oof import (
 from calibration.adapt import FRAME_LLR, LLR, AdaptError, adapt
 from calibration.designs import Design, design_deck
 from drivers.vision.adapted import AdaptedReader
-from drivers.vision.frame import corner_reads, size_range
+from drivers.vision.frame import read_by_corners, size_range
 from drivers.vision.glyphs import Image
 from drivers.vision.learned import F32, LearnedThresholds, learned_model, load
 from drivers.vision.shoe import ShoeGeometry, read_still
@@ -80,7 +80,7 @@ def scene_records(design: Design, rec: Recording, scenes: int, seed: int) -> Rec
                          + pair_scenes(design, 4 * scenes, seed + 11)):
         rec.log = []
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        corner_reads(image, gray, rec, size_range(image.shape[:2]))
+        read_by_corners(image, gray, rec, size_range(image.shape[:2]))
         out.append((" ".join(cards), rec.log))
     return out
 

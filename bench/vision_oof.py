@@ -34,20 +34,22 @@ printed is the one in docs/vision.md.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import pickle
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
+from calibration.code_digest import code_digest
 from calibration.designs import Design, design_deck, training_designs
 from drivers.camera.source import CardSource
-from drivers.vision.corner import CornerPose
-from drivers.vision.frame import corner_reads, ink_cards, read_frame, size_range
+from drivers.vision.frame import Seen, gather, read_frame, seen, seen_patches, size_range
 from drivers.vision.glyphs import Image, find_index_places
 from drivers.vision.learned import (
     MODEL_PATH,
@@ -197,10 +199,9 @@ def shoe(design: Design, reader: LearnedReader, seed: int) -> Count:
     return count
 
 
-# Each record: the truth (one card, or a table's cards space-separated) and
-# every corner read: (best card, rank probability, suit probability, and
-# the pose of an index placed from its own ink, else None).
-Records = list[tuple[str, list[tuple[str, float, float, CornerPose | None]]]]
+# Each shoe frame's record: the truth (one card) and every corner read:
+# (best card, rank probability, suit probability).
+Records = list[tuple[str, list[tuple[str, float, float]]]]
 
 
 def corner_records(design: Design, reader: LearnedReader, frames: int, seed: int) -> Records:
@@ -223,7 +224,7 @@ def corner_records(design: Design, reader: LearnedReader, frames: int, seed: int
             continue
         band, gray, ramp = still_band(image, geo)
         reads = [r for _, r in read_band(band, reader, geo, ramp, gray)]
-        out.append((truth, [(r.best, r.p[1], r.p[2], None) for r in reads if r.best != "??"]))
+        out.append((truth, [(r.best, r.p[1], r.p[2]) for r in reads if r.best != "??"]))
     return out
 
 
@@ -261,40 +262,54 @@ def pair_scenes(design: Design, scenes: int, seed: int) -> list[tuple[list[str],
     return out
 
 
-def scene_records(design: Design, reader: LearnedReader, scenes: int, seed: int) -> Records:
-    """Table photos of cascaded hands and of pairs of cards lying on each
-    other (other seeds than those judged): the scene's cards and every
-    corner read in it (drivers.vision.frame.corner_reads), whatever the
+@dataclass
+class Scene:
+    """A table scene as frame mode saw it, at no threshold: its cards
+    (space-separated), every corner it proposed (no patches) and each
+    corner's read as if sure and as if not, with its rank and suit
+    probability and whether it was placed from ink; so that frame mode's
+    own gathering (drivers.vision.frame.gather) can be run again at any
     thresholds."""
-    out: Records = []
-    for cards, image in (hand_scenes(design, scenes, seed, seed + 9, 500)
-                         + pair_scenes(design, 4 * scenes, seed + 11)):
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        _, _, read = corner_reads(image, gray, reader, size_range(image.shape[:2]))
-        out.append((" ".join(cards),
-                    [(r.best, r.p[1], r.p[2], p if p.source == "ink" else None)
-                     for _, p, r in read if r.best != "??"]))
-    return out
+
+    truth: str
+    found: Seen
+    short_side: tuple[float, float]
+    sure: list[CornerRead]
+    unsure: list[CornerRead]
+    p_rank: np.ndarray
+    p_suit: np.ndarray
+    ink: np.ndarray
+    # The cards gathered, by which corners were sure (many threshold
+    # points make the same corners sure).
+    gathered: dict[bytes, set[str]] = field(default_factory=dict, repr=False)
 
 
-def outcome(records: Records, t_rank: float, t_suit: float, ink: bool = False
-            ) -> tuple[int, int]:
-    """Cards read right and misread at these thresholds, by the corners
-    placed from their ink (`ink`) or by the others. A shoe frame (one
-    card) reads the one card its sure corners agree on; a table photo (its
-    cards space-separated) reads every card a sure corner reads (without
-    frame mode's check that a whole card's corners agree: stricter), or
-    with `ink` every card frame mode gathers from its inked indices' sure
-    poses (drivers.vision.frame.ink_cards: INK_AGREE poses of one place
-    agree, and no two places read one rank's ink as two cards)."""
-    if ink:
-        return tally((truth, {c.card for c in ink_cards(
-            [(pose, CornerRead(b if pr >= t_rank and ps >= t_suit else None, pr, b,
-                               (pr, pr, ps), True))
-             for b, pr, ps, pose in reads if pose is not None]) if c.card is not None})
-            for truth, reads in records)
-    return tally((truth, {b for b, pr, ps, pose in reads
-                          if pose is None and pr >= t_rank and ps >= t_suit})
+def scene_of(truth: str, image: Image, reader: LearnedReader) -> Scene:
+    """What frame mode sees of a table photo (`truth`, its cards)."""
+    short_side = size_range(image.shape[:2])
+    found = seen(image, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), reader, short_side)
+    patches = seen_patches(image, found, reader.corner_width)
+    probs = reader.probabilities(patches) if patches else np.zeros((0, 18), np.float32)
+    sure = [reader.decide(p, LearnedThresholds(0.0, 0.0)) for p in probs]
+    return Scene(truth, replace(found, warped={}), short_side, sure,
+                 [replace(r, card=None) for r in sure],
+                 np.array([r.p[1] for r in sure]), np.array([r.p[2] for r in sure]),
+                 np.array([p.source == "ink" for _, _, p in found.corners], bool))
+
+
+def scene_records(design: Design, reader: LearnedReader, scenes: int, seed: int
+                  ) -> list[Scene]:
+    """Table photos of cascaded hands and of pairs of cards lying on each
+    other (other seeds than those judged), as frame mode sees them."""
+    return [scene_of(" ".join(cards), image, reader)
+            for cards, image in (hand_scenes(design, scenes, seed, seed + 9, 500)
+                                 + pair_scenes(design, 4 * scenes, seed + 11))]
+
+
+def outcome(records: Records, t_rank: float, t_suit: float) -> tuple[int, int]:
+    """Cards read right and misread in shoe frames at these thresholds: a
+    frame reads the one card its sure corners agree on."""
+    return tally((truth, {b for b, pr, ps in reads if pr >= t_rank and ps >= t_suit})
                  for truth, reads in records)
 
 
@@ -314,6 +329,24 @@ def tally(reads: Iterable[tuple[str, set[str]]]) -> tuple[int, int]:
     return right, wrong
 
 
+def frame_outcome(scenes: list[Scene], frame: LearnedThresholds, ink: LearnedThresholds
+                  ) -> tuple[int, int]:
+    """Cards read right and misread in table scenes as frame mode reads
+    them (drivers.vision.frame.gather), its corners of outlines and edges
+    at `frame`, those placed from ink at `ink`."""
+    def cards(sc: Scene) -> set[str]:
+        sure = ((sc.p_rank >= np.where(sc.ink, ink.rank, frame.rank))
+                & (sc.p_suit >= np.where(sc.ink, ink.suit, frame.suit)))
+        key = np.packbits(sure).tobytes()
+        if key not in sc.gathered:
+            reads = [s if k else u for s, u, k in zip(sc.sure, sc.unsure, sure, strict=True)]
+            sc.gathered[key] = {c.card for c in gather(sc.found, reads, sc.short_side)
+                                if c.card is not None}
+        return sc.gathered[key]
+
+    return tally((sc.truth, cards(sc)) for sc in scenes)
+
+
 # Training smooths the labels by 0.05: a probability tops out at 0.954
 # (rank) and 0.963 (suit), so the grid is fine below those.
 GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.88, 0.9, 0.91, 0.92, 0.93, 0.935, 0.94, 0.945, 0.95,
@@ -330,16 +363,22 @@ GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.88, 0.9, 0.91, 0.92, 0.93, 0.935, 0.94, 0.94
 MARGIN = 0.01
 
 
-def tune(by_design: dict[str, Records], what: str, ink: bool = False) -> tuple[float, float]:
+Judge = Callable[[Any, float, float], tuple[int, int]]
+
+
+def tune(by_design: Mapping[str, Sequence[Any]], what: str, judge: Judge
+         ) -> tuple[float, float]:
     """The thresholds with the fewest misreads on the left-out designs (none,
     where any point of the grid has none) that read, within MARGIN of it,
-    the most cards of the worst design; of those the strictest."""
+    the most cards of the worst design; of those the strictest. `judge`
+    gives the cards read right and misread in a design's records at a
+    point (rank, suit)."""
+    totals = [sum(len(_truth(r).split()) for r in records) for records in by_design.values()]
     points: dict[tuple[float, float], tuple[int, float, int]] = {}
     for tr in GRID:
         for ts in GRID:
-            results = [outcome(r, tr, ts, ink) for r in by_design.values()]
-            worst = min(right / max(sum(len(t.split()) for t, _ in r), 1)
-                        for (right, _), r in zip(results, by_design.values(), strict=True))
+            results = [judge(r, tr, ts) for r in by_design.values()]
+            worst = min(right / max(n, 1) for (right, _), n in zip(results, totals, strict=True))
             points[(tr, ts)] = (sum(w for _, w in results), worst,
                                 sum(right for right, _ in results))
     least = min(m for m, _, _ in points.values())
@@ -356,17 +395,62 @@ def tune(by_design: dict[str, Records], what: str, ink: bool = False) -> tuple[f
     return chosen
 
 
+def _truth(record: Any) -> str:
+    return record.truth if isinstance(record, Scene) else str(record[0])
+
+
+# Frame mode's two pairs of thresholds act together (an inked index and an
+# outline's corner may read one card): each is tuned with the other held,
+# the outlines' first (the inked at the strictest point), until neither
+# moves, at most this many times.
+PASSES = 3
+
+
+def tune_frame(scenes: dict[str, list[Scene]]
+               ) -> tuple[LearnedThresholds, LearnedThresholds]:
+    """Frame mode's thresholds for corners of outlines and edges, and for
+    those placed from ink, tuned on what frame mode gathers (frame_outcome)."""
+    frame = ink = LearnedThresholds(GRID[-1], GRID[-1])
+    for _ in range(PASSES):
+        before = (frame, ink)
+        frame = LearnedThresholds(*tune(scenes, "table scenes, outlines and edges",
+                                        functools.partial(_outlines_at, ink=ink)))
+        ink = LearnedThresholds(*tune(scenes, "table scenes, inked indices",
+                                      functools.partial(_inked_at, frame=frame)))
+        if (frame, ink) == before:
+            break
+    return frame, ink
+
+
+def _outlines_at(scenes: list[Scene], rank: float, suit: float, ink: LearnedThresholds
+                 ) -> tuple[int, int]:
+    return frame_outcome(scenes, LearnedThresholds(rank, suit), ink)
+
+
+def _inked_at(scenes: list[Scene], rank: float, suit: float, frame: LearnedThresholds
+              ) -> tuple[int, int]:
+    return frame_outcome(scenes, frame, LearnedThresholds(rank, suit))
+
+
+# The code the tune's records are drawn, proposed and read by.
+_RECORDED_BY = ("bench/vision_oof.py", "drivers/vision/*.py", "sim/camera/*.py",
+                "calibration/designs.py", "calibration/procedural_decks.py",
+                "calibration/deck*.py")
+
+
 def tune_records(models: Path, frames: int, seed: int, only: list[str]
-                 ) -> tuple[dict[str, Records], dict[str, Records]]:
+                 ) -> tuple[dict[str, Records], dict[str, list[Scene]]]:
     """Each left-out design's shoe frames and table scenes read by its fold's
     network at no thresholds (corner_records, scene_records); kept beside
     the fold networks (about 14 minutes to make), and made again when a
-    network is newer than they are."""
-    cache = models / f"tune-records-{frames}-{seed}-{'+'.join(only) or 'all'}.pickle"
+    network is newer than they are (and named by a digest of the code that
+    draws and proposes them)."""
+    cache = models / (f"tune-records-{frames}-{seed}-{'+'.join(only) or 'all'}-"
+                      f"{code_digest(_RECORDED_BY)}.pickle")
     nets = list(models.glob("*.onnx"))
     if cache.exists() and all(n.stat().st_mtime < cache.stat().st_mtime for n in nets):
         with cache.open("rb") as f:
-            kept: tuple[dict[str, Records], dict[str, Records]] = pickle.load(f)
+            kept: tuple[dict[str, Records], dict[str, list[Scene]]] = pickle.load(f)
         return kept
     shoe_records, frame_records = {}, {}
     for family, designs in families().items():
@@ -469,10 +553,8 @@ def main(argv: list[str] | None = None) -> int:
     ink_thresholds: LearnedThresholds | None = None
     if args.tune:
         shoe_records, frame_records = tune_records(args.models, args.tune, args.seed, args.only)
-        thresholds = LearnedThresholds(*tune(shoe_records, "shoe frames"))
-        frame_thresholds = LearnedThresholds(*tune(frame_records, "cascaded hands"))
-        ink_thresholds = LearnedThresholds(*tune(frame_records, "cascaded hands, inked",
-                                                 ink=True))
+        thresholds = LearnedThresholds(*tune(shoe_records, "shoe frames", outcome))
+        frame_thresholds, ink_thresholds = tune_frame(frame_records)
         if args.ship:
             ship_thresholds(thresholds, frame_thresholds, ink_thresholds,
                             f"bench.vision_oof --tune {args.tune} --seed {args.seed}")

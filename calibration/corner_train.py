@@ -18,7 +18,6 @@ size, so that the folds of the benchmark share them.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from calibration.code_digest import code_digest
 from calibration.corner_samples import samples
 from calibration.designs import PROCEDURAL_SHARE, Design, design_deck, training_designs
 from drivers.vision.learned import (
@@ -49,16 +49,7 @@ _DRAWN_BY = ("calibration/corner_samples.py", "calibration/designs.py",
              "drivers/vision/learned.py")
 
 
-def _views_digest() -> str:
-    root = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256()
-    for pattern in _DRAWN_BY:
-        for path in sorted(root.glob(pattern)):
-            h.update(path.read_bytes())
-    return h.hexdigest()[:12]
-
-
-CACHE = Path(tempfile.gettempdir()) / f"croupier-corner-banks-{_views_digest()}"
+CACHE = Path(tempfile.gettempdir()) / f"croupier-corner-banks-{code_digest(_DRAWN_BY)}"
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 

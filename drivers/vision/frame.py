@@ -60,6 +60,9 @@ class CardInFrame:
     reads: tuple[CornerRead | None, CornerRead | None]
     by_ink: bool = False  # read only at indices placed from their ink (index_poses)
     index_at: tuple[float, float] | None = None  # an inked index's rank, in the image
+    # A card not read, placed by a corner of an outline where the network
+    # saw an index, unsure of it: its best card then (never reported as read).
+    seen_as: str | None = None
 
 
 def size_range(shape: tuple[int, ...]) -> tuple[float, float]:
@@ -295,11 +298,14 @@ def _region_cards(contour: Image, reads: Reads, whole: bool
                   ) -> list[CardInFrame]:
     """The cards of one outline. One whole card: one card, which its corners
     must agree on (never a guess), or none. Cards that touch or overlap:
-    one card per code read; none when no corner was read, if it has two
-    card corners or more (else it is no card's outline)."""
+    one card per code read, and a card not read where a corner saw an
+    index of another card, unsure of it (_unread); none when no corner saw
+    an index, if it has two card corners or more (else it is no card's
+    outline)."""
     sure = [(p, r) for p, r in reads if r.card is not None]
-    if not whole and not sure and len(reads) < 2:
-        return []  # a blotch of the felt, no card's outline
+    unread = [] if whole else _unread(reads, {r.card for _, r in sure})
+    if not whole and not sure and (unread or len(reads) < 2):
+        return unread  # (no index seen on one corner: a blotch of the felt)
     if whole or not sure:
         (cx, cy), _, _ = cv2.minAreaRect(contour)
         card, conf, _ = decide(tuple(r for _, r in reads))
@@ -313,6 +319,20 @@ def _region_cards(contour: Image, reads: Reads, whole: bool
         conf = 1.0 - float(np.prod([1.0 - r.confidence for _, r in same]))
         out.append(CardInFrame(code, conf, (float(centre[0]), float(centre[1])),
                                (same[0][1], same[1][1] if len(same) > 1 else None)))
+    return out + unread
+
+
+def _unread(reads: Reads, read: set[str | None]) -> list[CardInFrame]:
+    """Cards found but not read on an outline of cards that overlap: each
+    corner where the network saw an index, unsure of it, of a card none of
+    the outline's corners read (the lower card of a pair, its one corner in
+    view read below the thresholds), placed where that corner's card lies."""
+    out = []
+    for p, r in reads:
+        if r.card is None and r.is_index and r.best not in read:
+            centre = p.to_image(*CARD_CENTRE)
+            out.append(CardInFrame(None, 0.0, (float(centre[0]), float(centre[1])),
+                                   (r, None), seen_as=r.best))
     return out
 
 
@@ -362,31 +382,52 @@ def _unit(v: tuple[float, float]) -> tuple[float, float]:
     return (v[0] / n, v[1] / n)
 
 
-def corner_reads(frame: Image, gray: Image, model: LearnedReader,
-                 short_side: tuple[float, float]
-                 ) -> tuple[_Proposals, float | None, list[tuple[Corner, CornerPose, CornerRead]]]:
+@dataclass(frozen=True)
+class Seen:
+    """What frame mode proposed in an image, before the network read it:
+    the outlines, the widths of those of one whole card, the cards' width
+    in the image, and each corner's number (a corner posed at several
+    widths has one), corner and pose, with its patch where a whole card's
+    outline was warped (else cut at read time)."""
+
+    regions: dict[int, Image]
+    widths: dict[int, float]
+    typical: float | None
+    corners: list[tuple[int, Corner, CornerPose]]
+    warped: dict[int, Image]  # the corner's place in `corners` -> its patch
+
+
+def seen(frame: Image, gray: Image, model: LearnedReader, short_side: tuple[float, float]
+         ) -> Seen:
     """Every corner proposed (corner_poses) and both index corners of each
-    whole card's outline warped (_warped), each read (those placed from
-    ink at the reader's ink thresholds): the proposals, the cards' width in
-    the image, and each corner's pose and read."""
+    whole card's outline warped (_warped)."""
     found, typical, poses, numbered = corner_poses(frame, gray, short_side)
-    warped: dict[int, Image] = {}  # pose number -> the patch of a warped outline
+    warped: dict[int, Image] = {}
     for region in found.widths:
         for k, (corner, patch) in enumerate(_warped(frame, found.regions[region], region,
                                                     model.corner_width)):
             poses.append((numbered + 4 * region + k, corner, corner.pose(1.0)))
             warped[len(poses) - 1] = patch
-    out: list[tuple[Corner, CornerPose, CornerRead]] = []
+    return Seen(found.regions, found.widths, typical, poses, warped)
+
+
+def seen_patches(frame: Image, found: Seen, width: int) -> list[Image]:
+    """The patch of each corner seen, in order, `width` canonical pixels wide."""
+    return [found.warped[k] if k in found.warped else corner_patch(frame, pose, width)
+            for k, (_, _, pose) in enumerate(found.corners)]
+
+
+def corner_reads(frame: Image, found: Seen, model: LearnedReader) -> list[CornerRead]:
+    """Each corner seen, read (one pass of the network per kind): those
+    placed from ink at the reader's ink thresholds, the others at frame
+    mode's."""
+    patches = seen_patches(frame, found, model.corner_width)
+    reads: dict[int, CornerRead] = {}
     for ink in (False, True):
-        mine = [k for k, (_, _, p) in enumerate(poses) if (p.source == "ink") == ink]
-        patches = [warped[k] if k in warped else
-                   corner_patch(frame, poses[k][2], model.corner_width) for k in mine]
-        reads = model.read_corners(patches, ink=ink)
-        if not ink:
-            # (an inked index's reads are weighed together: ink_cards)
-            reads = _one_per_corner([poses[k][0] for k in mine], reads)
-        out += [(poses[k][1], poses[k][2], r) for k, r in zip(mine, reads, strict=True)]
-    return found, typical, out
+        mine = [k for k, (_, _, p) in enumerate(found.corners) if (p.source == "ink") == ink]
+        reads.update(zip(mine, model.read_corners([patches[k] for k in mine], ink=ink),
+                         strict=True))
+    return [reads[k] for k in range(len(found.corners))]
 
 
 # An index placed from its ink is read when this many of its poses (its
@@ -501,14 +542,27 @@ def read_by_corners(frame: Image, gray: Image, model: LearnedReader,
                     short_side: tuple[float, float]) -> list[CardInFrame]:
     """Every card corner proposed on the card outlines of each mask
     (card_masks) and where straight edges meet (drivers.vision.outline),
-    read in one pass of the network. Each outline's cards (_region_cards);
-    a corner where edges meet belongs to no outline, and each card it reads
-    is a card. The same card found more than once is one card; a card
-    found but not read is dropped where a read card lies."""
-    found, typical, read = corner_reads(frame, gray, model, short_side)
+    read in one pass of the network, and gathered into cards (gather)."""
+    found = seen(frame, gray, model, short_side)
+    return gather(found, corner_reads(frame, found, model), short_side)
+
+
+def gather(found: Seen, reads: list[CornerRead], short_side: tuple[float, float]
+           ) -> list[CardInFrame]:
+    """The cards of the corners seen in an image and their reads (one per
+    corner, in order). Each outline's cards (_region_cards); a corner where
+    edges meet belongs to no outline, and each card it reads is a card; an
+    index placed from its ink is weighed with its other poses (ink_cards).
+    The same card found more than once is one card; a card found but not
+    read is dropped where a read card lies."""
+    edge = [k for k, (_, _, p) in enumerate(found.corners) if p.source != "ink"]
+    # A corner read at several widths reads one card (an inked index's
+    # poses are weighed together, in ink_cards).
+    one = dict(zip(edge, _one_per_corner([found.corners[k][0] for k in edge],
+                                         [reads[k] for k in edge]), strict=True))
     by_region: dict[int, Reads] = {}
-    for c, p, r in read:
-        by_region.setdefault(c.region, []).append((p, r))
+    for k, (_, c, p) in enumerate(found.corners):
+        by_region.setdefault(c.region, []).append((p, one.get(k, reads[k])))
     cards: list[CardInFrame] = []
     whole: list[tuple[Image, CardInFrame]] = []
     for region, contour in found.regions.items():
@@ -524,16 +578,31 @@ def read_by_corners(frame: Image, gray: Image, model: LearnedReader,
     cards += [c for c in ink_cards([(p, r) for p, r in by_region.get(-1, [])
                                      if p.source == "ink"])
               if not _inside_another(c, whole)]
-    width = typical or short_side[0]
+    width = found.typical or short_side[0]
     out: list[CardInFrame] = []
     # Cards placed by their outlines or edges first, the surest first; then
-    # those placed from an index's ink, whose centre is where a card of
-    # that rank height would have it: off by up to half a width.
+    # those placed from an index's ink; then those not read.
     for card in sorted((c for c in cards if c.card), key=lambda c: (c.by_ink, -c.confidence)) + \
             [c for c in cards if not c.card]:
-        near = (1.2 if card.by_ink else 0.6) * width
-        if not any(np.hypot(card.centre[0] - k.centre[0], card.centre[1] - k.centre[1]) < near
-                   and (card.card == k.card or card.card is None) for k in out):
+        if not any(_same_card(card, k, width) for k in out):
             out.append(card)
     out.sort(key=lambda c: (c.centre[0], c.centre[1]))
     return out
+
+
+def _same_card(card: CardInFrame, kept: CardInFrame, width: float) -> bool:
+    """A card found is one already kept: read as the same card near it
+    (within 0.6 of a card's width; 1.2 for an index placed from its ink,
+    whose centre is where a card of that rank height would have it: off by
+    up to half a width); not read, and near a card kept (0.6); not read but
+    seen by a corner as a card, where a card read or seen as that one lies
+    (1.2), or near any card kept (0.35: one card's centre, placed from two
+    of its corners at a width 18 % off, is off by under 0.2 of a width;
+    the lower card of a pair lies farther from the upper one's)."""
+    apart = float(np.hypot(card.centre[0] - kept.centre[0], card.centre[1] - kept.centre[1]))
+    if card.card is not None:
+        return card.card == kept.card and apart < (1.2 if card.by_ink else 0.6) * width
+    if card.seen_as is None:
+        return apart < 0.6 * width
+    return apart < 0.35 * width or (apart < 1.2 * width
+                                    and card.seen_as in (kept.card, kept.seen_as))

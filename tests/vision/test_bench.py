@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
+import numpy as np
 
 from bench.vision import Tally, decks, run_deck, steal_ticks
+from bench.vision_oof import Scene
 
 
 def test_each_frame_is_read_in_every_pass_and_keeps_its_least_time() -> None:
@@ -103,22 +107,65 @@ def test_the_slowest_frames_are_counted_by_card() -> None:
     assert slowest_cards(times, cards, share=0.01) == [("KS", 1, 3)]
 
 
-def test_thresholds_are_tuned_apart_for_corners_placed_from_ink() -> None:
-    """The out-of-fold tune sets frame mode's thresholds on the corners of
-    outlines and edges, and the ink's on the cards frame mode gathers from
-    indices placed from their ink: a misread by one never moves the
-    other's. Of the points that read as much, the strictest is chosen."""
-    from bench.vision_oof import outcome, tune
+def _scene(truth: str, corners: list[tuple[int, str, float, float, str]],
+           whole: dict[int, float] | None = None) -> Scene:
+    """A table scene of corners (outline, best card, rank and suit
+    probability, how it was placed), each card's three card widths (of
+    100 px) from the last's; `whole`: the outlines of one whole card, all
+    in one place, and their widths."""
     from drivers.vision.corner import CornerPose
-    from drivers.vision.frame import INK_AGREE
+    from drivers.vision.frame import Seen
+    from drivers.vision.outline import Corner
+    from drivers.vision.reader import CornerRead
 
-    ace = CornerPose((100.0, 100.0), (1.0, 0.0), (0.0, 1.0), "ink")
-    seven = CornerPose((400.0, 100.0), (1.0, 0.0), (0.0, 1.0), "ink")
-    reads = [("AS", 0.95, 0.95, None), ("4S", 0.93, 0.95, None)]
-    reads += [("AS", 0.94, 0.95, ace)] * INK_AGREE + [("7H", 0.90, 0.95, seven)] * INK_AGREE
-    records = {"a": [("AS 4S", reads)]}
-    assert outcome(records["a"], 0.5, 0.5) == (2, 0)
-    assert outcome(records["a"], 0.5, 0.5, ink=True) == (1, 1)
-    assert tune(records, "frame") == (0.93, 0.95)
+    codes = sorted({c[1] for c in corners})
+    placed = []
+    for k, (region, card, _, _, source) in enumerate(corners):
+        x = 100.0 + 300.0 * codes.index(card) if region == -1 else 100.0
+        pose = CornerPose((x, 100.0), (1.0, 0.0), (0.0, 1.0), source)
+        placed.append((k, Corner((x, 100.0), (1.0, 0.0), (0.0, 1.0), (100.0, 140.0), region),
+                       pose))
+    box = np.array([[[80, 80]], [[200, 80]], [[200, 250]], [[80, 250]]], np.int32)
+    regions = {r: box for r in (whole or {})}
+    found = Seen(regions, dict(whole or {}), 100.0, placed, {})
+    sure = [CornerRead(card, pr * ps, card, (pr * ps, pr, ps), True)
+            for _, card, pr, ps, _ in corners]
+    return Scene(truth, found, (60.0, 260.0), sure, [replace(r, card=None) for r in sure],
+                 np.array([c[2] for c in corners]), np.array([c[3] for c in corners]),
+                 np.array([c[4] == "ink" for c in corners]))
+
+
+def test_the_shoe_thresholds_read_most_without_a_misread() -> None:
+    """Of the points that read as much, the strictest is chosen."""
+    from bench.vision_oof import outcome, tune
+
+    records = {"a": [("AS", [("AS", 0.95, 0.95)]), ("4S", [("4S", 0.93, 0.95)]),
+                     ("7H", [("7D", 0.90, 0.92)])]}
+    assert outcome(records["a"], 0.5, 0.5) == (2, 1)
+    assert tune(records, "shoe", outcome) == (0.93, 0.95)
+
+
+def test_frame_mode_is_tuned_on_what_it_gathers() -> None:
+    """The out-of-fold tune counts the cards frame mode itself gathers
+    (drivers.vision.frame.gather) at each point: the corners of outlines
+    and edges at theirs, those placed from ink at theirs, each tuned with
+    the other held. A whole card whose corners disagree is no card (the
+    count of corners alone took it for a misread)."""
+    from bench.vision_oof import frame_outcome, tune_frame
+    from drivers.vision.frame import INK_AGREE
+    from drivers.vision.learned import LearnedThresholds
+
+    lax = LearnedThresholds(0.5, 0.5)
+    corners = [(-1, "4S", 0.93, 0.95, "edges")]
+    corners += [(-1, "AS", 0.94, 0.95, "ink")] * INK_AGREE
+    corners += [(-1, "7H", 0.90, 0.95, "ink")] * INK_AGREE
+    scenes = {"a": [_scene("AS 4S", corners)]}
+    assert frame_outcome(scenes["a"], lax, lax) == (2, 1)
     # (the inked 7 of hearts is refused only above its 0.90, the ace kept)
-    assert tune(records, "inked", ink=True) == (0.94, 0.95)
+    assert tune_frame(scenes) == (LearnedThresholds(0.93, 0.95), LearnedThresholds(0.94, 0.95))
+    disagree = _scene("AS", [(7, "AS", 0.95, 0.95, "outline"), (7, "4D", 0.93, 0.95, "outline")],
+                      whole={7: 100.0})
+    assert frame_outcome([disagree], lax, lax) == (0, 0)
+    agree = _scene("AS", [(7, "AS", 0.95, 0.95, "outline"), (7, "AS", 0.93, 0.95, "outline")],
+                   whole={7: 100.0})
+    assert frame_outcome([agree], lax, lax) == (1, 0)
