@@ -254,6 +254,39 @@ def turned_about_rank(view: View, turn: float) -> View:
                 view.angle + turn, view.scale)
 
 
+# Where a face's index lies, as shares of its width and height (jumbo
+# indices run farther; a pip caught with it is no index either way); the
+# card's border line is within the outer share.
+_INDEX_SHARE = (0.22, 0.3)
+_BORDER_SHARE = 0.02
+
+
+def four_index(face: Image) -> Image:
+    """The face with an index in every corner, as a four-index deck prints
+    it (revk's): the top left index's ink copied upright into the top right
+    corner, the bottom right one's into the bottom left, each as far from
+    its side as the original (the border and paper are not copied: no seam
+    on the face). Frame mode poses a card's corner the face's way round, so
+    at the two new corners it reads an index turned a quarter: no index
+    (the four-index deck was read as a 4 there, sure of it, where a turned
+    ace looked like one)."""
+    out = face.copy()
+    h, w = face.shape[:2]
+    iw, ih = int(_INDEX_SHARE[0] * w), int(_INDEX_SHARE[1] * h)
+    m = max(2, int(_BORDER_SHARE * w))
+    for rows, cols in ((slice(m, ih), slice(m, iw)), (slice(h - ih, h - m), slice(w - iw, w - m))):
+        part = face[rows, cols]
+        ink = (part[:, :, :3].min(axis=2) < 170) & (part[:, :, 3] == 255)
+        ys, xs = np.nonzero(ink)
+        if len(xs) == 0:
+            continue
+        ys, xs = ys + rows.start, xs + cols.start
+        # (the ink's box mirrored about the face's middle: as far from the
+        # other side)
+        out[ys, xs + (w - 1 - int(xs.max()) - int(xs.min()))] = face[ys, xs]
+    return out
+
+
 def mirrored_index(face: Image) -> Image | None:
     """The face with its top left index mirrored in place (a camera that
     mirrors, or a card seen in a mirror, read the wrong way round): no
@@ -382,7 +415,9 @@ def sample(deck: Deck, rng: np.random.Generator, negative: float = 0.3,
         cover = over if over is not None else to_bgra(deck[codes[int(rng.integers(0, len(codes)))]])
         patch = render(face, rng, _view(rng, False), over=cover, cover_index=True)
     elif kind == 2:  # a card turned a quarter: its index on its side
-        turned = np.ascontiguousarray(np.rot90(face, 1 if rng.random() < 0.5 else 3))
+        # (half of them with four indices: one of them turned into this corner)
+        four = four_index(face) if rng.random() < 0.5 else face
+        turned = np.ascontiguousarray(np.rot90(four, 1 if rng.random() < 0.5 else 3))
         patch = render(turned, rng, _view(rng, False))
     elif kind == 3:  # the felt alone, or the card's edge far from its corner
         empty = np.zeros((8, 8, 4), np.uint8)
