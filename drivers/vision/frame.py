@@ -595,14 +595,15 @@ def _same_card(card: CardInFrame, kept: CardInFrame, width: float) -> bool:
     (within 0.6 of a card's width; 1.2 for an index placed from its ink,
     whose centre is where a card of that rank height would have it: off by
     up to half a width); not read, and near a card kept (0.6); not read but
-    seen by a corner as a card, where a card read or seen as that one lies
-    (1.2), or near any card kept (0.35: one card's centre, placed from two
-    of its corners at a width 18 % off, is off by under 0.2 of a width;
-    the lower card of a pair lies farther from the upper one's)."""
+    seen by a corner as a card, where a card of that rank was read or seen
+    (1.2: a card's other corner, its suit half covered, seen as a 6 of
+    spades where the 6 of clubs was read; its centre, placed from the two
+    corners at a card width a fifth off, 0.7 of a width apart), or near any
+    card kept (0.35)."""
     apart = float(np.hypot(card.centre[0] - kept.centre[0], card.centre[1] - kept.centre[1]))
     if card.card is not None:
         return card.card == kept.card and apart < (1.2 if card.by_ink else 0.6) * width
     if card.seen_as is None:
         return apart < 0.6 * width
-    return apart < 0.35 * width or (apart < 1.2 * width
-                                    and card.seen_as in (kept.card, kept.seen_as))
+    ranks = {c[0] for c in (kept.card, kept.seen_as) if c is not None}
+    return apart < 0.35 * width or (apart < 1.2 * width and card.seen_as[0] in ranks)

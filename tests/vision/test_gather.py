@@ -54,6 +54,12 @@ def test_an_unsure_corner_of_a_card_read_is_no_second_card() -> None:
         ("9C", None)]
     assert _gathered((300.0, 200.0, _sure("9C")), (310.0, 205.0, _unsure("6C"))) == [
         ("9C", None)]
+    # A corner of the card read, its suit half covered: seen as another
+    # suit of the same rank.
+    assert _gathered((300.0, 200.0, _sure("6C")), (220.0, 150.0, _unsure("6S"))) == [
+        ("6C", None)]
+    assert _gathered((300.0, 200.0, _sure("9C")), (220.0, 150.0, _unsure("6S"))) == [
+        ("9C", None), (None, "6S")]
 
 
 def test_one_corner_that_saw_an_index_is_a_card_and_a_blotch_is_none() -> None:
