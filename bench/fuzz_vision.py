@@ -41,16 +41,17 @@ def valid_file() -> tuple[bytes, tuple[tuple[str, Any], ...]]:
     from drivers.vision import vision_file as vf
     from drivers.vision.adapted import DeckHead
     from drivers.vision.lda import Discriminant
-    from drivers.vision.learned import EMBEDDING, learned_model
+    from drivers.vision.learned import learned_model
     from drivers.vision.shoe import ShoeGeometry
 
     rng = np.random.default_rng(37)
     k = len(vf.LABELS)
+    width = learned_model().embedding
     d = Discriminant(
         list(vf.LABELS),
-        rng.normal(size=(EMBEDDING, k)).astype(np.float32),
+        rng.normal(size=(width, k)).astype(np.float32),
         rng.normal(size=k).astype(np.float32),
-        rng.normal(size=EMBEDDING).astype(np.float32),
+        rng.normal(size=width).astype(np.float32),
     )
     head = DeckHead(d, 2.0, 3.0, learned_model().digest)
     cal = vf.VisionCalibration(

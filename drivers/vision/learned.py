@@ -36,7 +36,6 @@ from drivers.vision.glyphs import Image
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 NOT_AN_INDEX = len(RANKS)  # the rank head's last class
-EMBEDDING = 128  # features both heads read (the network's second output)
 # A rank printed beside its suit ("10" and a heart side by side, as in
 # Spatz's horizontal decks) reaches 76 canonical pixels from the card's edge:
 # the 48 the other readers read cut the suit off, and the network guessed it.
@@ -125,6 +124,10 @@ class LearnedReader:
         outputs = tuple(self.net.getUnconnectedOutLayersNames())
         if outputs != ("p", "embedding"):
             raise ValueError(f"its outputs are {outputs}, not ('p', 'embedding')")
+        # The features both heads read (the second output): 128 for one
+        # network, side by side for an ensemble (calibration.corner_ensemble).
+        self.net.setInput(np.zeros((1, 3, NET_H, NET_W), np.float32))
+        self.embedding = int(np.asarray(self.net.forward("embedding")).reshape(1, -1).shape[1])
         # A house deck's calibration is made with one network: it names it.
         self.digest = hashlib.sha256(onnx).hexdigest()
         # The shoe reads corners placed from a card's edges; frame mode reads
@@ -147,7 +150,7 @@ class LearnedReader:
         for part in parts:
             self.net.setInput(net_input(part))
             got.append(self.net.forward(outputs))
-        width = {"p": NOT_AN_INDEX + 1 + 4, "embedding": EMBEDDING}
+        width = {"p": NOT_AN_INDEX + 1 + 4, "embedding": self.embedding}
         return [np.concatenate([np.asarray(g[k], np.float32).reshape(-1, width[name])
                                 for g in got]) for k, name in enumerate(outputs)]
 
@@ -158,7 +161,7 @@ class LearnedReader:
 
     def features(self, patches: list[Image] | Image) -> tuple[F32, F32]:
         """The probabilities (N x 18) and the features both heads read
-        (N x EMBEDDING, each row at unit length): what a house deck's
+        (N x self.embedding, each row at unit length): what a house deck's
         calibration learns its cards from (drivers.vision.adapted)."""
         p, emb = self._forward(patches, ["p", "embedding"])
         emb /= np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-6)

@@ -43,7 +43,7 @@ import numpy as np
 
 from drivers.vision.adapted import NO_INDEX, AdaptedReader, DeckHead
 from drivers.vision.lda import Discriminant
-from drivers.vision.learned import EMBEDDING, RANKS, SUITS, learned_model
+from drivers.vision.learned import RANKS, SUITS, learned_model
 from drivers.vision.shoe import ShoeGeometry
 
 FORMAT = "croupier-vision-calibration"
@@ -208,8 +208,9 @@ def _from_arrays(meta: dict[str, Any], data: dict[str, Any]) -> VisionCalibratio
         raise ValueError("the head must know every card and no index")
     d = Discriminant(labels, _floats(data, "head_weights"), _floats(data, "head_bias"),
                      _floats(data, "head_mean"))
-    if d.mean.shape != (EMBEDDING,):
-        raise ValueError(f"features of size {d.mean.shape[0]}, this network gives {EMBEDDING}")
+    width = learned_model().embedding
+    if d.mean.shape != (width,):
+        raise ValueError(f"features of size {d.mean.shape[0]}, this network gives {width}")
     if not all(np.isfinite(a).all() for a in (d.weights, d.bias, d.mean)):
         raise ValueError("the head contains non-finite numbers")
     head = DeckHead(d, _finite(meta, "llr"), _finite(meta, "frame_llr"), str(meta["network"]))

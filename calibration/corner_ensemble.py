@@ -1,0 +1,123 @@
+"""Corner networks trained apart, shipped as one: their probabilities
+averaged, their features side by side (development time; the `build`
+extra's onnx).
+
+Why: one training run to the next, the few corners a network misreads
+surely are not the same ones (a revk 3 of hearts read as a 5 by one run, a
+four-index ace read as a 4 by the other), and those few set the thresholds
+every other card is read at. Where one network is surely wrong the other is
+seldom surely wrong the same way, so the average of two is sure of far
+fewer wrong cards. The merged graph has the one input and the two outputs
+(`p`, `embedding`) the reader expects (drivers.vision.learned), so nothing
+at run time knows it is two networks; its weights are kept as float16 (cast
+to float32 as the graph loads) to stay within the model's size budget.
+
+    python -m calibration.corner_ensemble --out merged.onnx a.onnx b.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+INPUT = "patch"
+OUTPUTS = ("p", "embedding")
+
+
+def _renamed(model: Any, prefix: str) -> tuple[list[Any], list[Any]]:
+    """The graph's nodes and initializers with every name but the input's
+    prefixed, so two graphs can lie side by side."""
+    from onnx import numpy_helper
+
+    graph = model.graph
+
+    def name(n: str) -> str:
+        return n if n in ("", INPUT) else f"{prefix}{n}"
+
+    nodes = []
+    for node in graph.node:
+        node.input[:] = [name(i) for i in node.input]
+        node.output[:] = [name(o) for o in node.output]
+        node.name = name(node.name)
+        nodes.append(node)
+    inits = []
+    for init in graph.initializer:
+        arr = numpy_helper.to_array(init)
+        inits.append((name(init.name), arr))
+    return nodes, inits
+
+
+def merge(nets: list[bytes], half: bool = True) -> bytes:
+    """One ONNX graph reading `patch` into each network: `p` the mean of
+    their probabilities, `embedding` their features concatenated. `half`:
+    float weights stored as float16, each cast back to float32 in the graph."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    if len(nets) < 2:
+        raise ValueError("an ensemble needs at least two networks")
+    casts: list[Any] = []  # first: a node must follow what it reads
+    nodes: list[Any] = []
+    inits: list[Any] = []
+    first = onnx.load_from_string(nets[0])
+    for k, raw in enumerate(nets):
+        model = onnx.load_from_string(raw)
+        outs = [o.name for o in model.graph.output]
+        if tuple(outs) != OUTPUTS or model.graph.input[0].name != INPUT:
+            raise ValueError(f"network {k}: outputs {outs}, not {list(OUTPUTS)}")
+        got_nodes, got_inits = _renamed(model, f"n{k}/")
+        nodes += got_nodes
+        for name, arr in got_inits:
+            if half and arr.dtype == np.float32 and arr.size > 64:
+                inits.append(numpy_helper.from_array(arr.astype(np.float16), name + "/half"))
+                casts.append(helper.make_node("Cast", [name + "/half"], [name],
+                                              to=TensorProto.FLOAT, name=name + "/cast"))
+            else:
+                inits.append(numpy_helper.from_array(arr, name))
+    n = len(nets)
+    total = "n0/p"
+    for k in range(1, n):
+        nodes.append(helper.make_node("Add", [total, f"n{k}/p"], [f"sum{k}/p"], name=f"sum{k}"))
+        total = f"sum{k}/p"
+    inits.append(numpy_helper.from_array(np.array([1.0 / n], np.float32), "mean/scale"))
+    nodes.append(helper.make_node("Mul", [total, "mean/scale"], ["p"], name="mean"))
+    nodes.append(helper.make_node("Concat", [f"n{k}/embedding" for k in range(n)],
+                                  ["embedding"], axis=1, name="features"))
+    p_out = helper.make_tensor_value_info("p", TensorProto.FLOAT, ["n", 18])
+    emb = first.graph.output[1].type.tensor_type.shape.dim[1].dim_value
+    e_out = helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["n", emb * n])
+    graph = helper.make_graph(casts + nodes, "corner-ensemble", [first.graph.input[0]],
+                              [p_out, e_out], inits)
+    model = helper.make_model(graph, opset_imports=list(first.opset_import))
+    model.ir_version = first.ir_version
+    onnx.checker.check_model(model)
+    return bytes(model.SerializeToString())
+
+
+def main(argv: list[str] | None = None) -> int:
+    from drivers.vision.learned import LearnedThresholds, save
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("nets", type=Path, nargs="+", help="corner networks (.onnx, each with .json)")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--float32", action="store_true", help="keep the weights as float32")
+    args = ap.parse_args(argv)
+    metas = [json.loads(p.with_suffix(".json").read_text()) for p in args.nets]
+    onnx = merge([p.read_bytes() for p in args.nets], half=not args.float32)
+    meta: dict[str, object] = {"built_by": "calibration.corner_ensemble",
+            "members": [{"file": p.name, **{k: m.get(k) for k in
+                                            ("designs", "left_out", "epochs", "seed", "photos",
+                                             "went_on_from", "recipe")}}
+                        for p, m in zip(args.nets, metas, strict=True)],
+            "left_out": sorted({f for m in metas for f in m.get("left_out", [])})}
+    save(args.out, onnx, LearnedThresholds(), meta)
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
