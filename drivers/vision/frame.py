@@ -445,7 +445,8 @@ def ink_cards(reads: Reads) -> list[CardInFrame]:
     gathered by where their rank is (within half its height), each place
     a card when INK_AGREE of them or more read one card and none another
     (with those of the card's other index, which place its centre within a
-    quarter of its width)."""
+    quarter of its width), and no sure pose over the same rank's ink reads
+    another card."""
     places: list[tuple[float, float, float, Reads]] = []
     for p, r in reads:
         if r.card is None:
@@ -474,10 +475,15 @@ def ink_cards(reads: Reads) -> list[CardInFrame]:
                  and np.hypot(cx - qx, cy - qy) < 0.25 * max(w, v))
         if n >= INK_AGREE:
             chosen.append((p, r))
+    sure = [(p, r) for p, r in reads if r.card is not None]
     out = []
     for p, r in chosen:
-        if any(q.card != r.card and _same_ink(p, q_pose) for q_pose, q in chosen):
-            continue  # one rank's ink read as two cards: neither is sure
+        # One rank's ink read as two cards, by any sure pose: neither is
+        # sure. A pose mirrored about the rank puts its middle elsewhere (no
+        # place of its own with the upright poses), and a mirrored 9 reads
+        # as a queen.
+        if any(q.card != r.card and _same_ink(p, q_pose) for q_pose, q in sure):
+            continue
         centre = p.to_image(*CARD_CENTRE)
         x, y = p.to_image(*_INK_RANK_MIDDLE)
         out.append(CardInFrame(r.card, r.confidence, (float(centre[0]), float(centre[1])),

@@ -83,3 +83,22 @@ def test_a_cards_two_indices_count_together() -> None:
     assert {c.card for c in ink_cards(two + [(bottom, _read("7C"))] * 2)} == {"7C"}
     assert ink_cards(two + [(apart, _read("7C"))] * 2) == []
     assert ink_cards(two + [(bottom, _read("7S"))] * 2) == []
+
+
+def test_a_mirrored_pose_sure_of_another_card_refuses_the_index() -> None:
+    """A four-index deck's 9 of hearts, its lower index upside down: three
+    upright poses read it (two of them sure), and the three poses mirrored
+    about its rank, whose middles lie too far off to share a place with
+    them, read a queen (a mirrored 9 looks one). Two sure readings of one
+    rank's ink: no card, though only the queen has three sure poses."""
+    nine = _pose(100.0, 100.0)
+    # Mirrored: u turned back, v kept, its rank box on the nine's (a place
+    # is kept at the rank box's left edge, the mirrored pose's right one).
+    w = 0.75 * INK_RANK_HEIGHT
+    mirrored = CornerPose((100.0 + 2 * INK_RANK_LEFT + w, 100.0), (-1.0, 0.0), (0.0, 1.0),
+                          "ink")
+    unsure = CornerRead(None, 0.4, "9H", (0.4, 0.45, 0.9), True)
+    nines = [(nine, _read("9H"))] * 2 + [(nine, unsure)]
+    queens = [(mirrored, _read("QH"))] * INK_AGREE
+    assert {c.card for c in ink_cards(queens)} == {"QH"}  # alone, it is read
+    assert ink_cards(nines + queens) == []
