@@ -527,6 +527,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=[], metavar="FAMILY")
     parser.add_argument("--views", type=int, default=2000, help="views per design (training)")
     parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--train-seed", type=int, default=1,
+                        help="the seed of the training views and run (--train)")
     parser.add_argument("--photos", type=Path,
                         help="with --train: views of real photos learnt from too "
                         "(calibration.photo_samples; no deck design of the folds)")
@@ -547,7 +549,8 @@ def main(argv: list[str] | None = None) -> int:
         speed(args.speed, args.seed)
         return 0
     if args.train:
-        train_folds(args.models, args.views, args.epochs, 1, args.only, args.photos)
+        train_folds(args.models, args.views, args.epochs, args.train_seed, args.only,
+                    args.photos)
     thresholds: LearnedThresholds | None = None
     frame_thresholds: LearnedThresholds | None = None
     ink_thresholds: LearnedThresholds | None = None
