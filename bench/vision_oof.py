@@ -24,6 +24,11 @@ by its fold's network, uncalibrated:
   corner of each lower card in view), 110 px wide on 1280 x 800;
 - shoe: the 52 cards dealt through CardSource at 30 fps, one read per card.
 
+The shipped reader is two networks merged (calibration.corner_ensemble),
+so its folds are too: each member's folds trained into a folder of its own
+(`--train`, its own `--train-seed` or training views), then merged fold by
+fold, file name by file name, into the folder judged.
+
 Calibrated reading (the fold's network adapted to each design from its 52
 faces alone) is bench.vision_adapt.
 
