@@ -63,9 +63,14 @@ def merge(nets: list[bytes], half: bool = True) -> bytes:
     casts: list[Any] = []  # first: a node must follow what it reads
     nodes: list[Any] = []
     inits: list[Any] = []
-    first = onnx.load_from_string(nets[0])
+    models = []
     for k, raw in enumerate(nets):
-        model = onnx.load_from_string(raw)
+        try:
+            models.append(onnx.load_from_string(raw))
+        except Exception as exc:  # protobuf's DecodeError is no ValueError
+            raise ValueError(f"network {k}: not an ONNX graph ({exc})") from exc
+    first = models[0]
+    for k, model in enumerate(models):
         outs = [o.name for o in model.graph.output]
         if tuple(outs) != OUTPUTS or model.graph.input[0].name != INPUT:
             raise ValueError(f"network {k}: outputs {outs}, not {list(OUTPUTS)}")
@@ -106,8 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--float32", action="store_true", help="keep the weights as float32")
     args = ap.parse_args(argv)
-    metas = [json.loads(p.with_suffix(".json").read_text()) for p in args.nets]
-    onnx = merge([p.read_bytes() for p in args.nets], half=not args.float32)
+    try:
+        metas = [json.loads(p.with_suffix(".json").read_text()) for p in args.nets]
+        onnx = merge([p.read_bytes() for p in args.nets], half=not args.float32)
+    except (OSError, ValueError) as exc:  # a missing file, bad JSON, not a corner network
+        raise SystemExit(f"corner_ensemble: {exc}") from exc
     meta: dict[str, object] = {"built_by": "calibration.corner_ensemble",
             "members": [{"file": p.name, **{k: m.get(k) for k in
                                             ("designs", "left_out", "epochs", "seed", "photos",

@@ -98,3 +98,8 @@ def test_an_ensemble_needs_two_networks_with_the_readers_outputs() -> None:
         merge([member(1)])
     with pytest.raises(ValueError, match="outputs"):
         merge([member(1), member(2, ("p", "features"))])
+
+
+def test_bytes_that_are_no_graph_are_named() -> None:
+    with pytest.raises(ValueError, match="network 0: not an ONNX graph"):
+        merge([b"not a network", member(1)])
