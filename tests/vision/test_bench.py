@@ -22,10 +22,12 @@ def test_each_frame_is_read_in_every_pass_and_keeps_its_least_time() -> None:
         assert tally.correct + tally.wrong + tally.rejected == 3
         assert len(tally.times) == len(tally.least) == 3
         assert all(0.0 < low <= first for low, first in zip(tally.least, tally.times, strict=True))
-        # The thread's CPU time of a read is within its wall time (the
-        # clocks' reads differ by a few microseconds at most).
+        # The thread's CPU time of a read is within its wall time, give or take
+        # the two clocks' disagreement: on a virtual machine a thread moved to
+        # another vCPU can find its CPU clock a little ahead (CI saw over 0.1 ms
+        # in one read; reads here take milliseconds).
         assert len(tally.cpu) == 3
-        assert all(0.0 < c <= t + 1e-4 for c, t in zip(tally.cpu, tally.times, strict=True))
+        assert all(0.0 < c <= t + 2e-3 for c, t in zip(tally.cpu, tally.times, strict=True))
         assert tally.stolen is not None and tally.stolen >= 0.0  # Linux: /proc/stat says
     line = tallies["calibrated"].line("house / calibrated")
     assert line.count("|") == 12  # p50 and p99 of the least times after those of the first
