@@ -12,12 +12,14 @@ Columns: dealer up card 2 3 4 5 6 7 8 9 T A. Every pair has its own row.
 
 from __future__ import annotations
 
+from typing import Final
+
 from controller.engine.cards import VALUE
 from controller.engine.edge import edge
 from controller.engine.profile import RuleProfile
 from controller.engine.round import Round
 
-UP_COLUMN = {v: v - 2 for v in range(2, 11)} | {1: 9}
+UP_COLUMN: Final = {v: v - 2 for v in range(2, 11)} | {1: 9}
 
 
 class Strategy:
@@ -80,7 +82,7 @@ class Strategy:
         return r.legal_actions()[0]
 
 
-_PREFERENCE: dict[str, tuple[str, ...]] = {
+_PREFERENCE: Final[dict[str, tuple[str, ...]]] = {
     "H": ("card",),
     "S": ("stand", "card"),
     "D": ("double", "card"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from .errors import UnknownCard
 
 RANKS = "A23456789TJQK"
@@ -9,7 +11,7 @@ SUITS = "SHDC"
 CARD_CODES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 
 # Point value with the ace as 1; an ace may add 10 when that does not bust.
-VALUE: dict[str, int] = {code: min(RANKS.index(code[0]) + 1, 10) for code in CARD_CODES}
+VALUE: Final[dict[str, int]] = {code: min(RANKS.index(code[0]) + 1, 10) for code in CARD_CODES}
 RANK_NAMES = {
     "A": "ace",
     "2": "two",

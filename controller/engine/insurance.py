@@ -5,16 +5,18 @@ from __future__ import annotations
 from decimal import Decimal
 
 from . import ops
+from .decisions import Decisions
 from .errors import IllegalAction, OutOfTurn
 from .hand import Box
 from .money import ZERO
 from .ops import Ops
 from .phase import INSURANCE, PLAYERS
 from .round_state import make_record
-from .turns import Turns
 
 
-class InsuranceBets(Turns):
+# One base each, layer on layer (not mixins side by side): the compiled engine
+# (sim/native.py) allows a class one base only.
+class InsuranceBets(Decisions):
     __slots__ = ()
 
     def _insurance_limit(self, box: Box, player: str) -> tuple[Decimal, Decimal]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from . import ops
 from .errors import IllegalAction, OutOfTurn
 from .hand import Box, Hand
+from .insurance import InsuranceBets
 from .ops import Ops
 from .round_state import Undo
-from .turns import Turns
 
 
-class MistakenCard(Turns):
+class MistakenCard(InsuranceBets):
     __slots__ = ()
 
     def verify_misdeal_card(self) -> Undo:

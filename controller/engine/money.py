@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from typing import Final
 
 from .errors import BadAmount
 
-ZERO = Decimal(0)
+ZERO: Final = Decimal(0)
 CENT = Decimal("0.01")
 # The most any amount at a table (a stake, a limit, a payout) may be: ten
 # digits before the point, far above any table, far below the 28 significant

@@ -12,9 +12,9 @@ publishers must not show them before the matching `CardRevealed`.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
-DEALER = 0
+DEALER: Final = 0
 
 
 class ShoeStarted(NamedTuple):

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .cards import VALUE
 from .hand import Box, Hand
 from .money import ZERO, fmt
 from .profile import RuleProfile
 
-HALF = Decimal("0.5")
+HALF: Final = Decimal("0.5")
 
 
 class HandOutcome(NamedTuple):
@@ -60,11 +60,11 @@ def best_total(hard: int, aces: bool) -> int:
     return hard + 10 if aces and hard <= 11 else hard
 
 
-LOSE = Decimal(-1)
-WIN = Decimal(1)
+LOSE: Final = Decimal(-1)
+WIN: Final = Decimal(1)
 
 
-_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot path)
+_tuple: Final = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot path)
 
 
 def _hand_outcome(p: RuleProfile, hand: Hand, dealer_total: int, dealer_bj: bool) -> HandOutcome:

@@ -17,18 +17,16 @@ leaves the round exactly as it was.
 
 The class is built in layers, a module each: the state and its views
 (round_state.py), the dealer's turn (dealer.py), the order of turns
-(turns.py), then side by side the decisions (decisions.py, with the rules
-that refuse them in refusals.py), insurance (insurance.py) and the mistaken
-card (mistaken.py). Here: the cards as they come out of the shoe, and void.
+(turns.py), the decisions (decisions.py, with the rules that refuse them in
+refusals.py), insurance (insurance.py) and the mistaken card (mistaken.py),
+each on the one before. Here: the cards as they come out of the shoe, and void.
 """
 
 from __future__ import annotations
 
 from . import ops, refusals
 from .cards import VALUE, card_name
-from .decisions import Decisions
 from .errors import IllegalAction, OutOfTurn
-from .insurance import InsuranceBets
 from .mistaken import MistakenCard
 from .ops import CardDealt, Ops
 from .outcome import void_outcome
@@ -36,7 +34,7 @@ from .phase import DEAL, DEALER, INSURANCE, PLAYERS, VOIDED
 from .round_state import HOLE, Undo, make_record
 
 
-class Round(Decisions, InsuranceBets, MistakenCard):
+class Round(MistakenCard):
     """The round: its state (engine/round_state.py) and every move, layered by job."""
 
     __slots__ = ()

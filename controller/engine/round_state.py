@@ -10,7 +10,7 @@ layer shares the slots below: only this class declares any.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from . import refusals
 from .cards import VALUE
@@ -23,10 +23,10 @@ from .profile import RuleProfile
 
 # Records are made with tuple.__new__ on the hot paths: it skips the NamedTuple's
 # Python-level __new__, a good share of an event's cost in the simulator.
-make_record = tuple.__new__
+make_record: Final = tuple.__new__
 
-UP = -1  # deal plan entries: a box index, or the dealer's up / hole card
-HOLE = -2
+UP: Final = -1  # deal plan entries: a box index, or the dealer's up / hole card
+HOLE: Final = -2
 
 
 class Undo(NamedTuple):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import NoReturn
+from typing import Final, NoReturn
 
 from . import events as ev
 from . import ops
@@ -25,9 +25,9 @@ from .profile import RuleProfile
 from .round import Round
 from .shoe import ShoeCount
 
-_new = tuple.__new__  # records made without the Python-level __new__ (see round.py)
-_HOLDER = [f"box{n}" for n in range(10)]  # the box holder's player id per box
-_NO_BETS: dict[str, Decimal] = {}
+_new: Final = tuple.__new__  # records made without the Python-level __new__ (see round.py)
+_HOLDER: Final = [f"box{n}" for n in range(10)]  # the box holder's player id per box
+_NO_BETS: Final[dict[str, Decimal]] = {}
 
 
 class Table:
