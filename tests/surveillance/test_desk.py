@@ -118,7 +118,9 @@ def play(d: Desk, rounds: int, stake_of: dict[int, str], seed: int) -> None:
 
 def test_a_counter_is_flagged_and_a_flat_bettor_is_not() -> None:
     d = Desk("ref-enhc", boxes=2, count_z=3.5, count_min_rounds=10)
-    play(d, 60, {1: "counter-8", 2: "flat"}, seed=3)
+    # A shoe whose true count reaches +2 before the flag, so that the alert shows
+    # the counter's mean stake there beside the one below +1.
+    play(d, 60, {1: "counter-8", 2: "flat"}, seed=4)
     flagged = d.alerts("advantage_play")
     assert [(a["box"], a["player"]) for a in flagged] == [(1, "box1")]
     assert flagged[0]["z"] >= 3.5 and flagged[0]["rounds"] >= 10
