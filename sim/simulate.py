@@ -6,6 +6,7 @@ result depends on (seed, hands) and not on how many processes share the work.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import time
@@ -16,11 +17,13 @@ from multiprocessing import get_context
 
 from controller.engine.phase import Phase
 from controller.engine.profile import RuleProfile
+from controller.engine.round import Round
 from controller.engine.table import Table
 from sim.shoe import VirtualShoe
 from sim.strategy import Strategy
 
 CHUNK = 200_000  # hands per independently seeded chunk
+SHUFFLES = ("cut", "round")  # when the shoe is shuffled: see play()
 ONE = Decimal(1)
 
 
@@ -64,8 +67,23 @@ def boxes_for(profile: RuleProfile) -> int:
     return max(1, profile.min_boxes)
 
 
-def play(profile: RuleProfile, hands: int, seed: str, boxes: int | None = None) -> Tally:
-    """Play `hands` initial hands (boxes x rounds) of basic strategy; return the tally."""
+def play(
+    profile: RuleProfile,
+    hands: int,
+    seed: str,
+    boxes: int | None = None,
+    on_round: Callable[[Round], None] | None = None,
+    shuffle: str = "cut",
+) -> Tally:
+    """Play `hands` initial hands (boxes x rounds) of basic strategy; return the tally.
+
+    `shuffle`: "cut" shuffles when the cut card is out, as at the table; "round"
+    puts every card back before each round (a continuous shuffler), so each
+    round is dealt off the top of a full shoe, as `croupier edge` prices it.
+    `on_round` sees each round once it is over (log_digest's hash of them)."""
+    if shuffle not in SHUFFLES:
+        raise ValueError(f"shuffle: expected one of {', '.join(SHUFFLES)}, not {shuffle!r}")
+    each_round = shuffle == "round"
     rng = random.Random(seed)
     nboxes = boxes or boxes_for(profile)
     decide = Strategy(profile).decide
@@ -84,9 +102,13 @@ def play(profile: RuleProfile, hands: int, seed: str, boxes: int | None = None) 
     need_shoe = True
     while rounds * nboxes < hands:
         if need_shoe:
-            shoe.shuffle()
-            # The shoe's cards in order, as a C-level iterator: the cheapest draw there is.
-            draw = iter(shoe.cards).__next__
+            if each_round:
+                shoe.gather()
+                draw = shoe.draw_any
+            else:
+                shoe.shuffle()
+                # The shoe's cards in order, as a C-level iterator: the cheapest draw there is.
+                draw = iter(shoe.cards).__next__
             table.new_shoe()
             for _ in range(profile.burn):
                 table.burn(draw())
@@ -115,6 +137,8 @@ def play(profile: RuleProfile, hands: int, seed: str, boxes: int | None = None) 
                 table.close_insurance()
         outcome = r.outcome
         assert outcome is not None
+        if on_round is not None:
+            on_round(r)
         net = -float(outcome.house_net) / unit
         rounds += 1
         net_sum += net
@@ -122,7 +146,7 @@ def play(profile: RuleProfile, hands: int, seed: str, boxes: int | None = None) 
         net_bets += net * nboxes
         if table.bets:
             table.bets.clear()  # a push left on the layout (000) is taken back: bets afresh
-        if table.shoe.cut_reached:
+        if each_round or table.shoe.cut_reached:
             need_shoe = True
     return Tally(
         hands=rounds * nboxes,
@@ -135,20 +159,43 @@ def play(profile: RuleProfile, hands: int, seed: str, boxes: int | None = None) 
     )
 
 
-def _chunk(args: tuple[RuleProfile, int, str, int | None]) -> Tally:
-    return play(*args)
+def log_digest(
+    profile: RuleProfile, hands: int, seed: str, boxes: int | None = None, shuffle: str = "cut"
+) -> str:
+    """A hash of every operation record of every round `play` plays: two engines
+    that agree on it agree on every card, decision, payout and record."""
+    digest = hashlib.sha256()
+
+    def seen(r: Round) -> None:
+        for record in r.log:
+            digest.update(repr(record).encode())
+
+    play(profile, hands, seed, boxes, seen, shuffle)
+    return digest.hexdigest()
+
+
+def chunk_plan(hands: int, seed: int) -> list[tuple[int, str]]:
+    """The chunks `hands` is played in: (hands, the chunk's seed) each."""
+    return [
+        (min(CHUNK, hands - start), f"{seed}:{index}")
+        for index, start in enumerate(range(0, hands, CHUNK))
+    ]
+
+
+def _chunk(args: tuple[RuleProfile, int, str, int | None, str]) -> Tally:
+    profile, hands, seed, boxes, shuffle = args
+    return play(profile, hands, seed, boxes, None, shuffle)
 
 
 def simulate(
-    profile: RuleProfile, hands: int, seed: int, jobs: int = 1, boxes: int | None = None
+    profile: RuleProfile,
+    hands: int,
+    seed: int,
+    jobs: int = 1,
+    boxes: int | None = None,
+    shuffle: str = "cut",
 ) -> Tally:
-    chunks = []
-    left, index = hands, 0
-    while left > 0:
-        size = min(CHUNK, left)
-        chunks.append((profile, size, f"{seed}:{index}", boxes))
-        left -= size
-        index += 1
+    chunks = [(profile, size, s, boxes, shuffle) for size, s in chunk_plan(hands, seed)]
     total = Tally()
     started = time.perf_counter()
     if jobs <= 1 or len(chunks) == 1:

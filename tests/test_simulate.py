@@ -1,10 +1,15 @@
 """The simulator plays every shipped profile and odd variants to the end, through the engine."""
 
 import dataclasses
+import random
+from collections import Counter
+from decimal import Decimal
 
 import pytest
 
 from controller import rules
+from controller.engine.cards import CARD_CODES
+from sim.shoe import ShoeEmpty, VirtualShoe
 from sim.simulate import play, simulate
 from sim.strategy import Strategy
 
@@ -54,3 +59,29 @@ def test_strategy_tables_follow_the_profile():
     assert be.hard[16][ten] == "r"
     assert be.hard[16][ace] == "H"  # but never against an ace in be-casino
     assert Strategy(rules.shipped("fr-2007")).hard[16][ten] == "H"  # no surrender at all
+
+
+def test_a_continuous_shuffler_draws_the_whole_shoe_at_random_after_each_gather():
+    shoe = VirtualShoe(6, Decimal("0.75"), random.Random(3))
+    firsts = []
+    for _ in range(2):
+        shoe.gather()
+        drawn = [shoe.draw_any() for _ in range(6 * 52)]
+        assert Counter(drawn) == {code: 6 for code in CARD_CODES}
+        with pytest.raises(ShoeEmpty):
+            shoe.draw_any()
+        firsts.append(drawn[:20])
+    assert firsts[0] != firsts[1]
+
+
+@pytest.mark.parametrize("name", rules.SHIPPED)
+def test_every_profile_plays_each_round_off_a_full_shoe(name):
+    # A round needs a new shoe each time: the engine's own count of the shoe
+    # refuses a card it has seen too often, so a shoe not gathered would fail.
+    tally = play(rules.shipped(name), 3000, "t", shuffle="round")
+    assert tally.hands >= 3000
+
+
+def test_an_unknown_shuffle_is_refused():
+    with pytest.raises(ValueError, match="shuffle: expected one of cut, round, not 'never'"):
+        play(rules.shipped("ref-peek"), 10, "t", shuffle="never")
