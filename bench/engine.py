@@ -8,6 +8,9 @@ each run of the simulator is paired with a run of the yardstick just before it,
 in one process each, and the ratio of the two (simulated hands per second over
 the yardstick's rounds per second) is printed: a figure that holds when the
 machine's speed drifts.
+
+--engine native plays on the engine compiled by mypyc (sim/native.py), in a
+worker process that imports it; the figure is the same loop's own timing.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ import time
 
 from controller import rules
 from controller.engine.phase import Phase
+from controller.engine.profile import RuleProfile
 from controller.engine.table import Table
+from sim.native import build, native_pool, play_chunk, profile_values
 from sim.shoe import VirtualShoe
 from sim.simulate import play
 from sim.strategy import Strategy
@@ -94,15 +99,24 @@ def yardstick(path: str, rounds: int) -> float:
     return float(found.group(1))
 
 
-def ratios(names: list[str], hands: int, repeat: int, path: str) -> None:
+def speed_of(profile: RuleProfile, hands: int, seed: str, engine: str) -> float:
+    """Hands per second of one `play` in this process, or in a worker of the compiled engine."""
+    if engine == "python":
+        tally = play(profile, hands, seed)
+        return tally.hands / tally.seconds
+    with native_pool(1, build()) as pool:
+        done = pool.apply(play_chunk, ((profile_values(profile), hands, seed, None, "cut"),))
+    return done[0] / done[-1]
+
+
+def ratios(names: list[str], hands: int, repeat: int, path: str, engine: str) -> None:
     print(f"{'profile':<12} {'hands/s':>10} {'yardstick':>10} {'ratio':>6}  (pairs back to back)")
     for name in names:
         profile = rules.shipped(name)
         found = []
         for i in range(repeat):
             ruler = yardstick(path, 200_000)
-            tally = play(profile, hands, f"bench:{i}")
-            speed = tally.hands / tally.seconds
+            speed = speed_of(profile, hands, f"bench:{i}", engine)
             found.append(speed / ruler)
             print(f"{name:<12} {speed:>10,.0f} {ruler:>10,.0f} {speed / ruler:>6.3f}")
         print(f"{name:<12} median ratio {statistics.median(found):.3f}")
@@ -114,9 +128,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rules", nargs="+", default=["ref-peek", "ref-enhc", "fr-classic"])
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs")
     parser.add_argument("--yardstick", help="the yardstick script: print simulate's ratio to it")
+    parser.add_argument("--engine", choices=("python", "native"), default="python")
     args = parser.parse_args(argv)
     if args.yardstick:
-        ratios(args.rules, args.hands, args.repeat, args.yardstick)
+        ratios(args.rules, args.hands, args.repeat, args.yardstick, args.engine)
         return
     title = f"hands/s (best of {args.repeat})"
     print(f"{'profile':<12} {'boxes':>5} {title:>22} {'event p50 us':>13}")
@@ -125,8 +140,7 @@ def main(argv: list[str] | None = None) -> None:
         best = 0.0
         boxes = 0
         for i in range(args.repeat):
-            tally = play(profile, args.hands, f"bench:{i}")
-            best = max(best, tally.hands / tally.seconds)
+            best = max(best, speed_of(profile, args.hands, f"bench:{i}", args.engine))
             boxes = max(1, profile.min_boxes)
         per_event = event_times(name, 50_000)
         p50 = statistics.median(per_event) * 1e6
