@@ -29,7 +29,6 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import fields
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.engine.profile import RuleProfile
-from sim.simulate import Tally, chunk_plan, log_digest, play
+from sim.simulate import Chunk, Runner, Tally, log_digest, play
 
 ROOT = Path(__file__).resolve().parent.parent
 # Compiled: the engine but its house edge calculator (numpy does that one's
@@ -233,27 +232,19 @@ def profile_values(profile: RuleProfile) -> dict[str, Any]:
     return {name: getattr(profile, name) for name in FIELDS}
 
 
-def simulate_native(
-    profile: RuleProfile,
-    hands: int,
-    seed: int,
-    jobs: int = 1,
-    boxes: int | None = None,
-    shuffle: str = "cut",
-    folder: Path | None = None,
-) -> Tally:
-    """`sim.simulate.simulate` on the compiled engine: the same chunks, the same sums."""
-    folder = folder or build()
-    values = profile_values(profile)
-    total = Tally()
-    started = time.perf_counter()
-    with native_pool(jobs, folder) as pool:
-        chunks = [(values, size, s, boxes, shuffle) for size, s in chunk_plan(hands, seed)]
-        for got in pool.imap(play_chunk, chunks):
-            h, r, net, net_sq, bets_sq, net_bets, seconds = got
-            total.add(Tally(int(h), int(r), net, net_sq, bets_sq, net_bets, seconds))
-        total.seconds = time.perf_counter() - started
-    return total
+def runner(jobs: int, folder: Path | None = None) -> Runner:
+    """A runner for `sim.simulate.simulate`: `jobs` workers on the compiled engine
+    (built first if need be), so the same chunks give the same sums."""
+    where = folder or build()
+
+    def run(chunks: list[Chunk]) -> Iterator[Tally]:
+        with native_pool(jobs, where) as pool:
+            args = [(profile_values(p), n, s, b, shuffle) for p, n, s, b, shuffle in chunks]
+            for got in pool.imap(play_chunk, args):
+                hands, rounds, net, net_sq, bets_sq, net_bets, seconds = got
+                yield Tally(int(hands), int(rounds), net, net_sq, bets_sq, net_bets, seconds)
+
+    return run
 
 
 def digest_native(

@@ -10,7 +10,7 @@ import hashlib
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from multiprocessing import get_context
@@ -182,9 +182,21 @@ def chunk_plan(hands: int, seed: int) -> list[tuple[int, str]]:
     ]
 
 
-def _chunk(args: tuple[RuleProfile, int, str, int | None, str]) -> Tally:
+# A chunk to play: (profile, hands, seed, boxes, shuffle), play()'s arguments.
+Chunk = tuple[RuleProfile, int, str, int | None, str]
+# Plays chunks somewhere and yields their tallies in order (sim/native.py's
+# workers on the compiled engine).
+Runner = Callable[[list[Chunk]], Iterator[Tally]]
+
+
+def _chunk(args: Chunk) -> Tally:
     profile, hands, seed, boxes, shuffle = args
     return play(profile, hands, seed, boxes, None, shuffle)
+
+
+def _forked(chunks: list[Chunk], jobs: int) -> Iterator[Tally]:
+    with get_context("fork").Pool(jobs) as pool:
+        yield from pool.imap(_chunk, chunks)
 
 
 def simulate(
@@ -194,16 +206,20 @@ def simulate(
     jobs: int = 1,
     boxes: int | None = None,
     shuffle: str = "cut",
+    runner: Runner | None = None,
 ) -> Tally:
-    chunks = [(profile, size, s, boxes, shuffle) for size, s in chunk_plan(hands, seed)]
+    """Play `hands` in chunks; sum their tallies. The chunks are played here, in
+    `jobs` forked processes, or by `runner` (which then decides the processes)."""
+    chunks: list[Chunk] = [(profile, n, s, boxes, shuffle) for n, s in chunk_plan(hands, seed)]
     total = Tally()
     started = time.perf_counter()
-    if jobs <= 1 or len(chunks) == 1:
-        for c in chunks:
-            total.add(_chunk(c))
+    if runner is not None:
+        tallies: Iterable[Tally] = runner(chunks)
+    elif jobs <= 1 or len(chunks) == 1:
+        tallies = map(_chunk, chunks)
     else:
-        with get_context("fork").Pool(jobs) as pool:
-            for t in pool.imap(_chunk, chunks):
-                total.add(t)
+        tallies = _forked(chunks, jobs)
+    for t in tallies:
+        total.add(t)
     total.seconds = time.perf_counter() - started
     return total

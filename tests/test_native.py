@@ -75,7 +75,7 @@ def test_variants_are_played_the_same(built: Path, variant: str) -> None:
 def test_the_same_sums_whatever_the_engine_and_the_jobs(built: Path) -> None:
     p = rules.shipped("fr-classic")
     a = simulate(p, 40_000, 7, jobs=1)
-    b = native.simulate_native(p, 40_000, 7, jobs=2, folder=built)
+    b = simulate(p, 40_000, 7, runner=native.runner(2, built))
     fields = ("hands", "rounds", "net", "net_sq", "bets_sq", "net_bets")
     assert [getattr(a, f) for f in fields] == [getattr(b, f) for f in fields]
 

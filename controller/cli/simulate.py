@@ -87,18 +87,17 @@ def run(args: argparse.Namespace) -> int:
     engine, why = _engine(args.engine, args.hands)
     if why and args.hands >= AUTO_BUILD:
         print(f"croupier simulate: the python engine: {why}", file=sys.stderr)
+    runner = None
     if engine == "native":
-        from sim.native import NativeUnavailable, simulate_native
+        from sim.native import NativeUnavailable
+        from sim.native import runner as native_runner
 
         try:
-            tally = simulate_native(
-                profile, args.hands, args.seed, jobs, args.boxes, args.shuffle
-            )
+            runner = native_runner(jobs)
         except NativeUnavailable as exc:
             print(f"croupier simulate: {exc}", file=sys.stderr)
             return 2
-    else:
-        tally = simulate(profile, args.hands, args.seed, jobs, args.boxes, args.shuffle)
+    tally = simulate(profile, args.hands, args.seed, jobs, args.boxes, args.shuffle, runner)
     result = {
         "rules": profile.name,
         "hands": tally.hands,
