@@ -1,13 +1,16 @@
 """`croupier edge` speed, and its agreement with `croupier simulate`.
 
-    python -m bench edge [--simulate HANDS] [--seed S] [--jobs J]
+    python -m bench edge [--simulate HANDS] [--seed S] [--jobs J] [--shuffle cut|round]
+                         [--engine native|python]
 
 For every shipped profile: the wall time and the CPU time of `croupier edge
 --rules P --json` in a fresh process (interpreter start, imports and every cache
 cold, as a user runs it), best of 3, and the computation alone in that process
 (wall). On a shared machine the CPU time is the steadier figure. With --simulate,
 also `croupier simulate` for HANDS hands per profile and the difference in
-standard errors.
+standard errors: by default each round off a full shoe (--shuffle round), as the
+edge is priced, on the compiled engine (sim/native.py), which plays the same
+rounds faster.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--simulate", type=int, default=0, help="hands per profile (0: none)")
     parser.add_argument("--seed", type=int, default=38)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--shuffle", choices=("cut", "round"), default="round")
+    parser.add_argument("--engine", choices=("native", "python"), default="native")
     args = parser.parse_args(argv)
     print(f"load average at the start: {os.getloadavg()[0]:.1f}")
     print("| profile | house edge | `croupier edge` wall | its CPU time | computation (wall) |")
@@ -64,13 +69,16 @@ def main(argv: list[str]) -> int:
     print(f"\nslowest profile, wall: {worst:.2f} s (best of {args.repeat})")
     if args.simulate:
         from controller.engine.edge import edge
+        from sim.native import runner
         from sim.simulate import simulate
+
+        play_on = runner(args.jobs) if args.engine == "native" else None
 
         print("\n| profile | croupier edge | croupier simulate | std. error | difference |")
         print("|---|---|---|---|---|")
         for name in rules.SHIPPED:
             p = rules.shipped(name)
-            tally = simulate(p, args.simulate, args.seed, args.jobs)
+            tally = simulate(p, args.simulate, args.seed, args.jobs, None, args.shuffle, play_on)
             ours = edge(p).edge_pct
             diff = tally.house_edge_pct - ours
             print(
