@@ -63,6 +63,7 @@ COPIED = (
 # modules not built here (the command line, the rest of the simulator) in the
 # project, after this folder.
 PACKAGES = ("controller", "sim")
+SOURCE = "source.txt"  # in a build: the checkout it was built from
 FIELDS = tuple(f.name for f in fields(RuleProfile))
 
 # Run in the build folder by a fresh interpreter: setuptools builds the
@@ -164,6 +165,7 @@ def build(root: Path | None = None, quiet: bool = False) -> Path:
             tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
             raise NativeUnavailable(f"cannot build the compiled engine: mypyc failed:\n{tail}")
         shutil.rmtree(work / "build", ignore_errors=True)
+        (work / SOURCE).write_text(str(ROOT))
         try:
             work.rename(target)  # whole or not at all: a half-built folder is never used
         except OSError:
@@ -171,7 +173,17 @@ def build(root: Path | None = None, quiet: bool = False) -> Path:
                 raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    _prune(target)
     return target
+
+
+def _prune(keep: Path) -> None:
+    """Remove the builds of this checkout's earlier sources: each is some 15 MB,
+    and an edited engine is never run from them. Other checkouts' builds stay."""
+    for other in keep.parent.iterdir():
+        mark = other / SOURCE
+        if other != keep and mark.is_file() and mark.read_text() == str(ROOT):
+            shutil.rmtree(other, ignore_errors=True)
 
 
 @contextmanager

@@ -80,6 +80,18 @@ def test_the_same_sums_whatever_the_engine_and_the_jobs(built: Path) -> None:
     assert [getattr(a, f) for f in fields] == [getattr(b, f) for f in fields]
 
 
+def test_a_new_build_removes_this_checkouts_older_ones_only(built: Path) -> None:
+    root = built.parent
+    older, elsewhere = root / "0123456789abcdef", root / "fedcba9876543210"
+    older.mkdir()
+    (older / native.SOURCE).write_text(str(native.ROOT))
+    elsewhere.mkdir()
+    (elsewhere / native.SOURCE).write_text("/another/checkout")
+    native._prune(built)
+    assert not older.exists() and elsewhere.is_dir() and built.is_dir()
+    shutil.rmtree(elsewhere)
+
+
 def test_an_edited_engine_is_built_afresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for rel in (*native.COMPILED, *native.COPIED, *(f"{p}/__init__.py" for p in native.PACKAGES)):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
