@@ -259,14 +259,8 @@ def runner(jobs: int, folder: Path | None = None) -> Runner:
     return run
 
 
-def digest_native(
-    profile: RuleProfile,
-    hands: int,
-    seed: str,
-    boxes: int | None,
-    folder: Path,
-    shuffle: str = "cut",
-) -> str:
-    """`sim.simulate.log_digest` on the compiled engine."""
-    with native_pool(1, folder) as pool:
-        return pool.apply(_digest, ((profile_values(profile), hands, seed, boxes, shuffle),))
+def digests_native(chunks: list[Chunk], folder: Path, jobs: int = 2) -> list[str]:
+    """`sim.simulate.log_digest` of each chunk (play()'s arguments), on the compiled engine."""
+    with native_pool(jobs, folder) as pool:
+        args = [(profile_values(p), n, s, b, shuffle) for p, n, s, b, shuffle in chunks]
+        return pool.map(_digest, args)

@@ -13,7 +13,7 @@ import pytest
 
 from controller import rules
 from sim import native
-from sim.simulate import log_digest, simulate
+from sim.simulate import Chunk, log_digest, simulate
 
 VARIANTS = {
     "resplit aces, original bets only": dict(
@@ -44,32 +44,33 @@ def test_the_build_is_compiled_and_keeps_its_version(built: Path) -> None:
     assert native.build(built.parent.parent) == built  # built once, then found
 
 
-@pytest.mark.parametrize(
-    ("name", "boxes"),
-    [(name, None) for name in rules.SHIPPED] + [("be-casino", 7), ("pt", 5)],
-)
+# Every shipped profile with its fewest boxes, two with many, variants, and a
+# continuous shuffler: (profile, hands, seed, boxes, shuffle), play()'s arguments.
+CASES: dict[str, Chunk] = {
+    **{name: (rules.shipped(name), 3000, f"native:{name}", None, "cut") for name in rules.SHIPPED},
+    "be-casino, 7 boxes": (rules.shipped("be-casino"), 3000, "native:7", 7, "cut"),
+    "pt, 5 boxes": (rules.shipped("pt"), 3000, "native:5", 5, "cut"),
+    **{
+        variant: (dataclasses.replace(rules.shipped("ref-enhc"), **changes), 3000, "v", None, "cut")
+        for variant, changes in VARIANTS.items()
+    },
+    "be-casino, shuffled each round": (rules.shipped("be-casino"), 3000, "c", None, "round"),
+    "us-holecard, shuffled each round": (rules.shipped("us-holecard"), 3000, "c", None, "round"),
+}
+
+
+@pytest.fixture(scope="module")
+def compiled_digests(built: Path) -> dict[str, str]:
+    """Each case's digest on the compiled engine (one pool for all: spawning costs)."""
+    return dict(zip(CASES, native.digests_native(list(CASES.values()), built), strict=True))
+
+
+@pytest.mark.parametrize("case", CASES)
 def test_every_record_of_every_round_is_the_engines(
-    built: Path, name: str, boxes: int | None
+    compiled_digests: dict[str, str], case: str
 ) -> None:
-    profile = rules.shipped(name)
-    seed = f"native:{name}"
-    assert native.digest_native(profile, 3000, seed, boxes, built) == log_digest(
-        profile, 3000, seed, boxes
-    )
-
-
-@pytest.mark.parametrize("name", ["be-casino", "us-holecard"])
-def test_a_continuous_shuffler_is_played_the_same(built: Path, name: str) -> None:
-    profile = rules.shipped(name)
-    assert native.digest_native(profile, 3000, "c", None, built, "round") == log_digest(
-        profile, 3000, "c", None, "round"
-    )
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_variants_are_played_the_same(built: Path, variant: str) -> None:
-    profile = dataclasses.replace(rules.shipped("ref-enhc"), **VARIANTS[variant])
-    assert native.digest_native(profile, 3000, "v", None, built) == log_digest(profile, 3000, "v")
+    profile, hands, seed, boxes, shuffle = CASES[case]
+    assert compiled_digests[case] == log_digest(profile, hands, seed, boxes, shuffle)
 
 
 def test_the_same_sums_whatever_the_engine_and_the_jobs(built: Path) -> None:
