@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
         choices=("auto", "native", "python"),
         default="auto",
         help="native: the engine compiled by mypyc (sim/native.py), the same results "
-        "about 2.8x faster, built once into a cache; python: as imported; auto: native "
+        "about 2.7x faster, built once into a cache; python: as imported; auto: native "
         f"when it is built, or can be and the run is {AUTO_BUILD:,} hands or more",
     )
     parser.add_argument(
