@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from typing import Any
 
@@ -61,6 +62,11 @@ def run(args: argparse.Namespace) -> int:
         f"broker           {config.broker or 'ws://<page host>:9001/'}",
         flush=True,
     )
+    # Ctrl-C and a service manager's SIGTERM both end the loop, as they stop the
+    # table and the recorder. Set, not left to Python's default: a process
+    # started with SIGINT ignored (a script's background job) keeps it ignored.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _stop)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -68,3 +74,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def _stop(signum: int, frame: object) -> None:
+    # Raised in the main thread, inside serve_forever: shutdown() from here
+    # would wait for the very loop that called it.
+    raise KeyboardInterrupt

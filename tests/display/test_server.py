@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -143,3 +145,29 @@ def test_shipped_client_rebuilds_from_npm_byte_for_byte() -> None:
         pytest.skip(f"the npm registry is unreachable: {done.stderr.strip()[-300:]}")
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     assert "byte for byte" in done.stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_the_display_stops_on_ctrl_c_and_sigterm_even_with_sigint_ignored(sig: int) -> None:
+    """A script's background job starts with SIGINT ignored; Ctrl-C (to the group)
+    and a service manager's SIGTERM must still stop the server, cleanly."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "display", "--bind", "127.0.0.1",
+         "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline().startswith("pit display")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as page:
+            assert page.status == 200
+        proc.send_signal(sig)
+        assert proc.wait(timeout=10) == 0
+        assert "Traceback" not in proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
