@@ -135,8 +135,14 @@ def build(root: Path | None = None, quiet: bool = False) -> Path:
     if missing:
         raise NativeUnavailable(f"cannot build the compiled engine: {missing}")
     target = (root or cache_root()) / "native" / build_key()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+    except OSError as exc:
+        raise NativeUnavailable(
+            f"cannot build the compiled engine: its cache {target.parent} cannot be written "
+            f"({exc.strerror or exc}); set CROUPIER_CACHE_DIR to a writable folder"
+        ) from exc
     try:
         for rel in (*COMPILED, *COPIED):
             (work / rel).parent.mkdir(parents=True, exist_ok=True)

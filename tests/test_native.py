@@ -136,4 +136,10 @@ def test_without_a_compiler_native_is_refused_and_auto_plays_python(tmp_path: Pa
     assert "no C compiler: '/nonexistent/cc' is not on PATH" in refused.stderr
     auto = croupier(*args, env=env)
     assert auto.returncode == 0 and json.loads(auto.stdout)["engine"] == "python"
+    # A cache that cannot be written: refused, named, no traceback.
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    unwritable = croupier(*args, "--engine", "native", env={"CROUPIER_CACHE_DIR": str(blocked)})
+    assert unwritable.returncode == 2 and "Traceback" not in unwritable.stderr
+    assert f"its cache {blocked}/native cannot be written" in unwritable.stderr
     assert not (tmp_path / "native").exists() or not any((tmp_path / "native").iterdir())
