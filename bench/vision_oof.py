@@ -69,8 +69,12 @@ from drivers.vision.shoe import ShoeGeometry, read_band, read_still, still_band
 from sim.camera.optics import OpticsRange, background, card_corners, expose, place
 from sim.camera.shoe import ShoeCamera
 from sim.camera.table import FELT, cascade, scene
+from sim.native import cache_root
 
-MODELS = Path("/tmp/croupier-oof")
+# The fold networks and the tune's records, kept with the project's other
+# caches (sim.native: `$CROUPIER_CACHE_DIR`, else ~/.cache/croupier): a
+# fold's network takes a quarter of an hour to train.
+MODELS = cache_root() / "oof"
 
 
 @dataclass

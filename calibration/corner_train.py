@@ -10,9 +10,12 @@ procedural decks. `--leave-out FAMILY` trains without one artwork, for the
 out-of-fold benchmark (bench.vision_oof).
 
 Views are drawn once per design and seed (calibration.corner_samples) and
-kept in a cache (under /tmp, named by a digest of the code that draws them:
-a change to the views is never trained on stale ones) at the network's input
-size, so that the folds of the benchmark share them.
+kept in a cache (the project's cache folder, `$CROUPIER_CACHE_DIR` else
+`~/.cache/croupier`, as the compiled engine's builds; named by a digest of
+the code that draws them: a change to the views is never trained on stale
+ones) at the network's input size, so that the folds of the benchmark share
+them, and a later run, after a reboot too, draws none again (drawing every
+design's views takes some 25 minutes of a core).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from drivers.vision.learned import (
     save,
     shrink,
 )
+from sim.native import cache_root
 
 # The code a view is drawn by: the views, the designs and the faces they
 # draw, the canonical corner and the ink's rank place the views are posed
@@ -49,7 +53,7 @@ _DRAWN_BY = ("calibration/corner_samples.py", "calibration/designs.py",
              "drivers/vision/learned.py")
 
 
-CACHE = Path(tempfile.gettempdir()) / f"croupier-corner-banks-{code_digest(_DRAWN_BY)}"
+CACHE = cache_root() / f"corner-banks-{code_digest(_DRAWN_BY)}"
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 
