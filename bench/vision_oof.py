@@ -357,8 +357,10 @@ def frame_outcome(scenes: list[Scene], frame: LearnedThresholds, ink: LearnedThr
 
 
 # Training smooths the labels by 0.05: a probability tops out at 0.954
-# (rank) and 0.963 (suit), so the grid is fine below those.
-GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.88, 0.9, 0.91, 0.92, 0.93, 0.935, 0.94, 0.945, 0.95,
+# (rank) and 0.963 (suit), so the grid is fine below those. It reaches down
+# to 0.3: the shoe's rank threshold was tuned to 0.5 when that was the
+# grid's floor, so the floor, not a misread, had stopped it.
+GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.88, 0.9, 0.91, 0.92, 0.93, 0.935, 0.94, 0.945, 0.95,
         0.955, 0.96)
 
 
