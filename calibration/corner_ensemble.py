@@ -51,10 +51,11 @@ def _renamed(model: Any, prefix: str) -> tuple[list[Any], list[Any]]:
     return nodes, inits
 
 
-def merge(nets: list[bytes], half: bool = True) -> bytes:
-    """One ONNX graph reading `patch` into each network: `p` the mean of
-    their probabilities, `embedding` their features concatenated. `half`:
-    float weights stored as float16, each cast back to float32 in the graph."""
+def merge(nets: list[bytes], half: bool = True, combine: str = "mean") -> bytes:
+    """One ONNX graph reading `patch` into each network: `p` their
+    probabilities combined (COMBINE), `embedding` their features
+    concatenated. `half`: float weights stored as float16, each cast back to
+    float32 in the graph."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -84,12 +85,7 @@ def merge(nets: list[bytes], half: bool = True) -> bytes:
             else:
                 inits.append(numpy_helper.from_array(arr, name))
     n = len(nets)
-    total = "n0/p"
-    for k in range(1, n):
-        nodes.append(helper.make_node("Add", [total, f"n{k}/p"], [f"sum{k}/p"], name=f"sum{k}"))
-        total = f"sum{k}/p"
-    inits.append(numpy_helper.from_array(np.array([1.0 / n], np.float32), "mean/scale"))
-    nodes.append(helper.make_node("Mul", [total, "mean/scale"], ["p"], name="mean"))
+    nodes += _combined([f"n{k}/p" for k in range(n)], combine, inits)
     nodes.append(helper.make_node("Concat", [f"n{k}/embedding" for k in range(n)],
                                   ["embedding"], axis=1, name="features"))
     p_out = helper.make_tensor_value_info("p", TensorProto.FLOAT, ["n", 18])
@@ -103,6 +99,60 @@ def merge(nets: list[bytes], half: bool = True) -> bytes:
     return bytes(model.SerializeToString())
 
 
+# How the members' probabilities become one: "mean" (each class's mean);
+# "geometric" (each head's geometric mean, made to sum to one again: a
+# class one member thinks unlikely stays unlikely, so two members sure of
+# different cards make an unsure corner); "min" (each class's least: a
+# corner is as sure as its least sure member).
+COMBINE = ("mean", "geometric", "min")
+_HEADS = ((0, 14), (14, 18))  # the rank head (13 ranks and no index), the suit head
+
+
+def _combined(probs: list[str], combine: str, inits: list[Any]) -> list[Any]:
+    """The nodes that make `p` of the members' probabilities `probs`."""
+    from onnx import helper, numpy_helper
+
+    n = len(probs)
+    if combine == "min":
+        return [helper.make_node("Min", probs, ["p"], name="least")]
+    if combine not in COMBINE:
+        raise ValueError(f"combine {combine!r}: not one of {', '.join(COMBINE)}")
+    nodes = []
+    if combine == "geometric":
+        inits.append(numpy_helper.from_array(np.array([1e-7], np.float32), "geo/floor"))
+        logs = []
+        for k, name in enumerate(probs):
+            nodes += [helper.make_node("Max", [name, "geo/floor"], [f"geo{k}/floored"]),
+                      helper.make_node("Log", [f"geo{k}/floored"], [f"geo{k}/log"])]
+            logs.append(f"geo{k}/log")
+        probs = logs
+    total = probs[0]
+    for k in range(1, n):
+        nodes.append(helper.make_node("Add", [total, probs[k]], [f"sum{k}/p"], name=f"sum{k}"))
+        total = f"sum{k}/p"
+    inits.append(numpy_helper.from_array(np.array([1.0 / n], np.float32), "mean/scale"))
+    if combine == "mean":
+        nodes.append(helper.make_node("Mul", [total, "mean/scale"], ["p"], name="mean"))
+        return nodes
+    nodes += [helper.make_node("Mul", [total, "mean/scale"], ["geo/meanlog"]),
+              helper.make_node("Exp", ["geo/meanlog"], ["geo/unscaled"])]
+    heads = []
+    for h, (lo, hi) in enumerate(_HEADS):
+        for what, value in (("starts", lo), ("ends", hi), ("axes", 1)):
+            inits.append(numpy_helper.from_array(np.array([value], np.int64),
+                                                 f"geo/head{h}/{what}"))
+        nodes += [helper.make_node("Slice", ["geo/unscaled", f"geo/head{h}/starts",
+                                             f"geo/head{h}/ends", f"geo/head{h}/axes"],
+                                   [f"geo/head{h}"]),
+                  helper.make_node("ReduceSum", [f"geo/head{h}", f"geo/head{h}/axes"],
+                                   [f"geo/head{h}/sum"], keepdims=1),
+                  helper.make_node("Div", [f"geo/head{h}", f"geo/head{h}/sum"],
+                                   [f"geo/head{h}/p"])]
+        heads.append(f"geo/head{h}/p")
+    nodes.append(helper.make_node("Concat", heads, ["p"], axis=1, name="geometric"))
+    return nodes
+
+
 def main(argv: list[str] | None = None) -> int:
     from drivers.vision.learned import LearnedThresholds, save
 
@@ -110,13 +160,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("nets", type=Path, nargs="+", help="corner networks (.onnx, each with .json)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--float32", action="store_true", help="keep the weights as float32")
+    ap.add_argument("--combine", choices=COMBINE, default="mean",
+                    help="how the members' probabilities are combined")
     args = ap.parse_args(argv)
     try:
         metas = [json.loads(p.with_suffix(".json").read_text()) for p in args.nets]
-        onnx = merge([p.read_bytes() for p in args.nets], half=not args.float32)
+        onnx = merge([p.read_bytes() for p in args.nets], half=not args.float32,
+                     combine=args.combine)
     except (OSError, ValueError) as exc:  # a missing file, bad JSON, not a corner network
         raise SystemExit(f"corner_ensemble: {exc}") from exc
     meta: dict[str, object] = {"built_by": "calibration.corner_ensemble",
+            "combine": args.combine,
             "members": [{"file": p.name, **{k: m.get(k) for k in
                                             ("designs", "left_out", "epochs", "seed", "photos",
                                              "went_on_from", "recipe")}}

@@ -74,6 +74,23 @@ def test_the_merged_graph_averages_its_members_and_keeps_their_features() -> Non
     assert len(merge([a, b], half=True)) < 0.6 * (len(a) + len(b))
 
 
+def test_the_members_may_be_combined_by_geometric_mean_or_least() -> None:
+    a, b = member(1), member(2)
+    x = np.random.default_rng(2).normal(size=(6, 3, NET_H, NET_W)).astype(np.float32)
+    (pa, _), (pb, _) = outputs(a, x), outputs(b, x)
+    p, _ = outputs(merge([a, b], half=False, combine="min"), x)
+    assert np.abs(p - np.minimum(pa, pb)).max() < 1e-6
+    p, _ = outputs(merge([a, b], half=False, combine="geometric"), x)
+    geo = np.sqrt(pa * pb)
+    for lo, hi in ((0, 14), (14, 18)):  # each head sums to one again
+        want = geo[:, lo:hi] / geo[:, lo:hi].sum(1, keepdims=True)
+        assert np.abs(p[:, lo:hi] - want).max() < 1e-5
+    # Not the mean under another name.
+    assert np.abs(p - (pa + pb) / 2).max() > 0.01
+    with pytest.raises(ValueError, match="combine 'vote'"):
+        merge([a, b], combine="vote")
+
+
 def test_the_reader_runs_an_ensemble_as_one_network() -> None:
     reader = LearnedReader(merge([member(1), member(2)]))
     assert reader.embedding == 2 * FEATURES
