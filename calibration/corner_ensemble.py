@@ -153,11 +153,41 @@ def _combined(probs: list[str], combine: str, inits: list[Any]) -> list[Any]:
     return nodes
 
 
+def recombined(raw: bytes, combine: str) -> bytes:
+    """A merged graph (merge) with its members' probabilities combined
+    otherwise: the members are kept as they are (their weights, float16
+    or not), only the nodes after their `p` are made again."""
+    import onnx
+
+    model = onnx.load_from_string(raw)
+    graph = model.graph
+    members = sorted({o for node in graph.node for o in node.output
+                      if o.startswith("n") and o.endswith("/p") and "/" not in o[1:-2]})
+    if len(members) < 2:
+        raise ValueError("not a merged graph: fewer than two members' probabilities")
+    # Every node from the members' `p` on to the output `p` goes; so do their
+    # constants (the members' own names all begin n<k>/).
+    kept = [n for n in graph.node if any(o.startswith("n") and "/" in o for o in n.output)
+            or n.op_type == "Cast" or "embedding" in n.output]
+    used = {i for n in kept for i in n.input}
+    inits = [i for i in graph.initializer if i.name in used or i.name.startswith("n")]
+    fresh: list[Any] = []
+    nodes = _combined(members, combine, fresh)
+    del graph.node[:]
+    graph.node.extend(kept + nodes)
+    del graph.initializer[:]
+    graph.initializer.extend(inits + fresh)
+    onnx.checker.check_model(model)
+    return bytes(model.SerializeToString())
+
+
 def main(argv: list[str] | None = None) -> int:
     from drivers.vision.learned import LearnedThresholds, save
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("nets", type=Path, nargs="+", help="corner networks (.onnx, each with .json)")
+    ap.add_argument("nets", type=Path, nargs="+",
+                    help="corner networks (.onnx, each with .json); one merged graph alone: "
+                    "its members combined anew by --combine")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--float32", action="store_true", help="keep the weights as float32")
     ap.add_argument("--combine", choices=COMBINE, default="mean",
@@ -165,6 +195,16 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         metas = [json.loads(p.with_suffix(".json").read_text()) for p in args.nets]
+        if len(args.nets) == 1:
+            # A merged graph made again: its file (thresholds, members, recipe)
+            # kept but for how it combines.
+            onnx = recombined(args.nets[0].read_bytes(), args.combine)
+            args.out.write_bytes(onnx)
+            args.out.with_suffix(".json").write_text(
+                json.dumps({**metas[0], "combine": args.combine}, indent=1, sort_keys=True)
+                + "\n")
+            print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
+            return 0
         onnx = merge([p.read_bytes() for p in args.nets], half=not args.float32,
                      combine=args.combine)
     except (OSError, ValueError) as exc:  # a missing file, bad JSON, not a corner network

@@ -10,7 +10,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from calibration.corner_ensemble import merge
+from calibration.corner_ensemble import merge, recombined
 from drivers.vision.learned import MODEL_PATH, NET_H, NET_W, LearnedReader
 
 FEATURES = 24
@@ -89,6 +89,23 @@ def test_the_members_may_be_combined_by_geometric_mean_or_least() -> None:
     assert np.abs(p - (pa + pb) / 2).max() > 0.01
     with pytest.raises(ValueError, match="combine 'vote'"):
         merge([a, b], combine="vote")
+
+
+def test_a_merged_graph_is_combined_anew_without_its_members_files() -> None:
+    """The shipped graph holds its members (float16): it can be made again
+    with another combination, as if merged so, and back."""
+    a, b = member(1), member(2)
+    x = np.random.default_rng(3).normal(size=(4, 3, NET_H, NET_W)).astype(np.float32)
+    merged = merge([a, b])
+    for combine in ("min", "geometric", "mean"):
+        want, _ = outputs(merge([a, b], combine=combine), x)
+        got, emb = outputs(recombined(merged, combine), x)
+        assert np.abs(got - want).max() < 1e-6
+        back, _ = outputs(recombined(recombined(merged, combine), "mean"), x)
+        assert np.abs(back - outputs(merged, x)[0]).max() < 1e-6
+    assert emb.shape == (4, 2 * FEATURES)
+    with pytest.raises(ValueError, match="not a merged graph"):
+        recombined(a, "min")
 
 
 def test_the_reader_runs_an_ensemble_as_one_network() -> None:
