@@ -66,13 +66,13 @@ from drivers.vision.learned import (
 )
 from drivers.vision.reader import CornerRead, Model
 from drivers.vision.shoe import ShoeGeometry, read_band, read_still, still_band
+from sim.cache import cache_root
 from sim.camera.optics import OpticsRange, background, card_corners, expose, place
 from sim.camera.shoe import ShoeCamera
 from sim.camera.table import FELT, cascade, scene
-from sim.native import cache_root
 
 # The fold networks and the tune's records, kept with the project's other
-# caches (sim.native: `$CROUPIER_CACHE_DIR`, else ~/.cache/croupier): a
+# caches (sim.cache: `$CROUPIER_CACHE_DIR`, else ~/.cache/croupier): a
 # fold's network takes a quarter of an hour to train.
 MODELS = cache_root() / "oof"
 
@@ -358,8 +358,9 @@ def frame_outcome(scenes: list[Scene], frame: LearnedThresholds, ink: LearnedThr
 
 # Training smooths the labels by 0.05: a probability tops out at 0.954
 # (rank) and 0.963 (suit), so the grid is fine below those. It reaches down
-# to 0.3: the shoe's rank threshold was tuned to 0.5 when that was the
-# grid's floor, so the floor, not a misread, had stopped it.
+# to 0.3 so that its floor never stops the tune: the shoe's rank threshold
+# came to 0.5 when that was the floor (at 0.3 the left-out shoe frames
+# misread 9 corners, and the tune still picks 0.5: docs/vision.md).
 GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.88, 0.9, 0.91, 0.92, 0.93, 0.935, 0.94, 0.945, 0.95,
         0.955, 0.96)
 

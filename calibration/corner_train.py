@@ -41,7 +41,7 @@ from drivers.vision.learned import (
     save,
     shrink,
 )
-from sim.native import cache_root
+from sim.cache import cache_root
 
 # The code a view is drawn by: the views, the designs and the faces they
 # draw, the canonical corner and the ink's rank place the views are posed

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.engine.profile import RuleProfile
+from sim.cache import cache_root
 from sim.simulate import Chunk, Runner, Tally, log_digest, play
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,13 +80,6 @@ setup(name="croupier-native", ext_modules=mypycify(sys.argv[1:], opt_level="3"),
 
 class NativeUnavailable(Exception):
     """The compiled engine cannot be built here; the message says what is missing."""
-
-
-def cache_root() -> Path:
-    if os.environ.get("CROUPIER_CACHE_DIR"):
-        return Path(os.environ["CROUPIER_CACHE_DIR"])
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "croupier"
 
 
 def _mypy_version() -> str | None:
