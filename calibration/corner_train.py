@@ -135,14 +135,15 @@ def _normalise(x: Any) -> Any:
 
 
 def train(x: U8, ranks: I64, suits: I64, epochs: int, seed: int,
-          log: bool = True, init: Path | None = None) -> Any:
+          log: bool = True, init: Path | None = None, threads: int = 2) -> Any:
     """`init`: go on from a network's weights (torch state, `--save-state`),
-    at a third of the learning rate."""
+    at a third of the learning rate. `threads`: torch's (one each for two
+    folds trained side by side: more than the cores slows both)."""
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     model = network()
     lr = 3e-3
     if init is not None:
@@ -223,7 +224,7 @@ def training_set(designs: list[Design], per_design: int, seed: int
 def train_without(out: Path, families: tuple[str, ...], per_design: int, epochs: int,
                   seed: int, thresholds: LearnedThresholds | None = None,
                   photos: Path | None = None, init: Path | None = None,
-                  save_state: Path | None = None) -> None:
+                  save_state: Path | None = None, threads: int = 2) -> None:
     """Train on every design but those of `families` (none: on all), and on
     the views of real photos in `photos` (calibration.photo_samples) when
     given, and write the network to `out` (its torch state to
@@ -239,7 +240,7 @@ def train_without(out: Path, families: tuple[str, ...], per_design: int, epochs:
             x, r, s = (np.concatenate([x, z["x"]]), np.concatenate([r, z["rank"]]),
                        np.concatenate([s, z["suit"]]))
     print(f"{len(designs)} designs, {len(x)} views ({time.monotonic() - t0:.0f} s)", flush=True)
-    model = train(x, r, s, epochs, seed, init=init)
+    model = train(x, r, s, epochs, seed, init=init, threads=threads)
     if save_state is not None:
         import torch
 
@@ -266,12 +267,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="views of real photos to learn from too (calibration.photo_samples)")
     parser.add_argument("--init", type=Path, help="go on from this torch state")
     parser.add_argument("--save-state", type=Path, help="also write the torch state here")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument("--rank-threshold", type=float, default=LearnedThresholds.rank)
     parser.add_argument("--suit-threshold", type=float, default=LearnedThresholds.suit)
     args = parser.parse_args(argv)
     train_without(args.out, tuple(args.leave_out), args.views, args.epochs, args.seed,
                   LearnedThresholds(args.rank_threshold, args.suit_threshold), args.photos,
-                  args.init, args.save_state)
+                  args.init, args.save_state, args.threads)
     return 0
 
 

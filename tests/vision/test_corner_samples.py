@@ -1,19 +1,23 @@
 """The training views' geometry: an index turned about its rank, as an ink
 finder that paired the rank with a glyph above it or beside it poses it; a
-face with an index in each corner, turned a quarter into the corner read."""
+face with an index in each corner, turned a quarter into the corner read;
+a pip in a face's middle posed as the ink finder poses a rank."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from calibration.corner_samples import (
     _RANK_MIDDLE,
     View,
+    _blob_view,
     _similarity,
     four_index,
     turned_about_rank,
 )
-from drivers.vision.corner import MARGIN
+from drivers.vision.corner import CARD_H, CARD_W, MARGIN
+from sim.camera.decks import house_deck, to_bgra
 
 
 def _on_card(view: View, x: float, y: float) -> np.ndarray:
@@ -66,3 +70,24 @@ def test_a_four_index_face_turned_a_quarter_shows_an_index_on_its_side() -> None
         # Ink in the corner, lying across it (wider than high): on its side.
         ys, xs = np.nonzero(corner[:, :, 0] == 0)
         assert len(xs) and np.ptp(xs) > np.ptp(ys)
+
+
+def test_a_pip_in_the_middle_is_posed_where_a_rank_would_be() -> None:
+    face = to_bgra(house_deck()["5H"])
+    s = face.shape[1] / CARD_W
+    ink = cv2.cvtColor(np.ascontiguousarray(face[:, :, :3]), cv2.COLOR_BGR2GRAY) < 150
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        view = _blob_view(face, rng)
+        assert view is not None
+        x, y = _on_card(view, *_RANK_MIDDLE)
+        # Away from both indices, and on a heart's ink (within the pose's error).
+        assert not (x < 0.22 * CARD_W and y < 0.3 * CARD_H)
+        assert not (x > 0.78 * CARD_W and y > 0.7 * CARD_H)
+        i, j, r = int(y * s), int(x * s), int(8 * s)
+        assert ink[max(0, i - r) : i + r, max(0, j - r) : j + r].any()
+
+
+def test_a_face_with_nothing_in_its_middle_gives_no_such_view() -> None:
+    blank = np.full((350, 250, 4), 255, np.uint8)
+    assert _blob_view(blank, np.random.default_rng(0)) is None
