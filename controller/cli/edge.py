@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.engine.edge import APPROXIMATION, COLUMNS, Strategy
 from controller.engine.profile import RuleProfile
@@ -17,64 +17,106 @@ from controller.engine.profile import RuleProfile
 # considered the exact hand composition at every step" (a composition-dependent
 # strategy, so a shade better for the player than a total-dependent one).
 WOO_A9 = "https://wizardofodds.com/games/blackjack/appendix/9/"
-PUBLISHED: tuple[tuple[str, str, dict[str, Any], float, str], ...] = (
-    (
+# Wizard of Odds' house edge calculator has "shuffle after each hand" as an option:
+# its figure is otherwise for a shoe dealt to a cut card, while croupier edge prices
+# each round off the top of a full shoe (as a continuous shuffler deals). Its two
+# shoe figures here sit 0.019 and 0.020 above this edge, which is what the same
+# site measures a cut card adds to a 6-deck game (by simulation, by decks):
+WOO_CUT_CARD = "https://wizardofodds.com/games/blackjack/cut-card-effect/"
+CUT_CARD_EFFECT = {1: 0.113, 2: 0.063, 4: 0.034, 5: 0.028, 6: 0.020, 8: 0.014}
+WOO_CALCULATOR = "https://wizardofodds.com/games/blackjack/calculator/"
+
+
+class Published(NamedTuple):
+    label: str
+    base: str  # the shipped reference profile
+    changes: dict[str, Any]  # what makes its rules from the reference's
+    figure: float
+    source: str
+    cut_card: float = 0.0  # what a cut card adds to the figure (0: off the top, a CSM)
+
+
+PUBLISHED: tuple[Published, ...] = (
+    Published(
+        "2 decks, H17, DAS, split to 4 (no aces), peek",
+        "ref-peek",
+        {"decks": 2, "dealer_hits_soft_17": True},
+        0.3797,
+        WOO_A9 + "2dh17r4/",
+    ),
+    Published(
+        "2 decks, H17, no DAS, split to 4 (no aces), peek",
+        "ref-peek",
+        {"decks": 2, "dealer_hits_soft_17": True, "double_after_split": False},
+        0.5252,
+        WOO_A9 + "2dh17r4/",
+    ),
+    Published(
         "5 decks, S17, DAS, split to 4 (no aces), peek",
         "ref-peek",
         {"decks": 5},
         0.3804,
         WOO_A9 + "5ds17r4/",
     ),
-    (
+    Published(
         "5 decks, S17, no DAS, split to 4 (no aces), peek",
         "ref-peek",
         {"decks": 5, "double_after_split": False},
         0.5225,
         WOO_A9 + "5ds17r4/",
     ),
-    (
+    Published(
         "5 decks, H17, DAS, split to 4 (no aces), peek",
         "ref-peek",
         {"decks": 5, "dealer_hits_soft_17": True},
         0.5918,
         WOO_A9 + "5dh17r4/",
     ),
-    (
+    Published(
         "6 decks, H17, DAS, split to 4 (no aces), no hole card, all stakes lost",
         "ref-enhc",
         {"dealer_hits_soft_17": True},
         0.72705,
         WOO_A9 + "euro-6dh17r4/",
     ),
-    (
+    Published(
         "6 decks, H17, no DAS, split to 4 (no aces), no hole card, all stakes lost",
         "ref-enhc",
         {"dealer_hits_soft_17": True, "double_after_split": False},
         0.86975,
         WOO_A9 + "euro-6dh17r4/",
     ),
-    (
+    Published(
         "8 decks, H17, DAS, split to 4 (no aces), no hole card, all stakes lost",
         "ref-enhc",
         {"decks": 8, "dealer_hits_soft_17": True},
         0.7562,
         WOO_A9 + "euro-8dh17r4/",
     ),
-    (
-        "6 decks, S17, no hole card, double on 9-11, DAS, split to 4 (aces too) "
-        "(Wizard of Odds calculator, to 0.01)",
+    Published(
+        "6 decks, S17, no hole card, double on 9-11, DAS, split to 4 (aces too), "
+        "continuous shuffler (Wizard of Odds calculator, to 0.01)",
         "ref-enhc",
         {"double_totals": (9, 10, 11), "resplit_aces": True, "max_ace_hands": 4},
         0.55,
         "https://wizardofodds.com/ask-the-wizard/294/",
     ),
-    (
-        "6 decks, H17, DAS, split to 4 (no aces), peek (Wizard of Odds calculator)",
+    Published(
+        "6 decks, S17, DAS, split to 4 (no aces), peek, cut card (Wizard of Odds calculator)",
+        "ref-peek",
+        {},
+        0.426,
+        WOO_CALCULATOR,
+        CUT_CARD_EFFECT[6],
+    ),
+    Published(
+        "6 decks, H17, DAS, split to 4 (no aces), peek, cut card (Wizard of Odds calculator)",
         "ref-peek",
         {"dealer_hits_soft_17": True},
         0.639,
         "https://wizardofvegas.com/forum/questions-and-answers/math/"
         "39582-how-were-house-edges-for-bj-games-determined",
+        CUT_CARD_EFFECT[6],
     ),
 )
 

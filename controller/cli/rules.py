@@ -93,7 +93,7 @@ def edge_markdown(profiles: list[RuleProfile]) -> list[str]:
     """The house edge of each profile, what each of its rules costs, and the calculator
     against published figures."""
     from controller import rules
-    from controller.cli.edge import PUBLISHED, reference_for
+    from controller.cli.edge import PUBLISHED, WOO_CUT_CARD, reference_for
     from controller.engine.edge import APPROXIMATION, edge, rule_costs
 
     lines = [
@@ -119,15 +119,20 @@ def edge_markdown(profiles: list[RuleProfile]) -> list[str]:
         "",
         "Published figures for rule sets made from the reference profiles (the Wizard of "
         "Odds appendix plays a composition-dependent strategy, a shade better for the "
-        "player than this total-dependent one):",
+        "player than this total-dependent one). A figure for a shoe dealt to a cut card "
+        "is compared with this edge plus what a cut card adds, as the same site measures "
+        f"it (<{WOO_CUT_CARD}>: 0.020 points in 6 decks); this edge is off the top of a "
+        "full shoe:",
         "",
-        "| rules | published | croupier edge | difference | source |",
-        "|---|---|---|---|---|",
+        "| rules | published | croupier edge | + cut card | difference | source |",
+        "|---|---|---|---|---|---|",
     ]
-    for label, base, changes, figure, source in PUBLISHED:
-        ours = edge(replace(rules.shipped(base), **changes)).edge_pct
+    for row in PUBLISHED:
+        ours = edge(replace(rules.shipped(row.base), **row.changes)).edge_pct
+        cut = f"+{row.cut_card:.3f}" if row.cut_card else "-"
         lines.append(
-            f"| {label} | {figure:.4f}% | {ours:.4f}% | {ours - figure:+.4f} | <{source}> |"
+            f"| {row.label} | {row.figure:.4f}% | {ours:.4f}% | {cut} "
+            f"| {ours + row.cut_card - row.figure:+.4f} | <{row.source}> |"
         )
     lines += [
         "",

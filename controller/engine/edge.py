@@ -20,14 +20,18 @@ the shoe that remains once that composition and the dealer's up card are out:
   that strategy, every later card removed as it is drawn.
 
 Approximations, stated: (1) off the top of a full shoe (no cut card, no
-other boxes' cards); (2) a split hand is valued with only its own two cards
-and the up card removed (not the other half of the pair), and resplits by the
-expected number of hands, the chance of pairing again taken from the shoe
-less the pair; (3) with a peeking hole card the dealer's hole card is
-conditioned on "no blackjack" at the moment the player stands, as in every
-combinatorial analyser; (4) no hole card with only the original stake lost:
-the dealer's blackjack is weighed per hand (the box's first hand loses its
-stake, later split hands and doubles come back), busted hands lose all.
+other boxes' cards: on average they leave the shoe as it was); (2) resplits
+by the expected number of hands, the chance of pairing again taken from the
+shoe less the pair, and every hand of a split valued with its own cards, the
+other half of the pair and the up card removed (exact when the pair may not
+be split again, as tests/engine/test_edge.py checks card by card against the
+engine); (3) no hole card with only the original stake lost: the dealer's
+blackjack is weighed per hand (the box's first hand loses its stake, later
+split hands and doubles come back), busted hands lose all.
+
+With a peeking hole card nothing is approximated: the dealer's totals are
+conditioned on "no blackjack", and so is every card the player draws, as the
+hole card already dealt is known not to be the one that makes it.
 
 Pure computation: no I/O. The engine's rules are read off the profile; the
 result is cached per set of played rules. The pieces: what the rules allow
@@ -43,7 +47,7 @@ from functools import cache
 import numpy as np
 
 from .edge_dealer import dealer
-from .edge_hands import TEN, Hands, hands
+from .edge_hands import ACE, TEN, Hands, hands
 from .edge_rules import Played, may_double, may_stand, may_surrender, split_limit
 from .profile import RuleProfile
 
@@ -76,8 +80,8 @@ class EdgeResult:
 APPROXIMATION = (
     "total-dependent strategy (hit/stand by total; double, surrender and split by the "
     "two-card total or pair); every card removed as it is drawn (the initial hand, the "
-    "up card, each hit, the dealer's draws); off the top of a full shoe; split hands "
-    "valued with their own cards removed, resplits by the expected number of hands"
+    "up card, each hit, the dealer's draws, the other half of a split pair); off the top "
+    "of a full shoe; resplits by the expected number of hands"
 )
 
 
@@ -101,6 +105,40 @@ class Values:
     double: np.ndarray
     value: np.ndarray
     hs: dict[tuple[bool, int], str]
+
+
+@dataclass(frozen=True)
+class Odds:
+    """Per composition, against one up card, from the shoe left once both are out: the
+    next card's chances, the dealer's blackjack, standing's value given no blackjack."""
+
+    draw: np.ndarray  # (B, 10)
+    p_bj: np.ndarray  # (B,)
+    sn: np.ndarray  # (B,)
+
+
+def _odds(shoe: np.ndarray, up: int, r: Played, best: np.ndarray) -> Odds:
+    dist, p_bj = dealer(shoe, up, r.h17)
+    return Odds(_next_card(shoe, up, r.peek), p_bj, _stand_given_no_blackjack(dist, best))
+
+
+def _next_card(shoe: np.ndarray, up: int, peek: bool) -> np.ndarray:
+    """(B, 10): the chance of each point value as the player's next card.
+
+    With a peek the hole card is already out, and it is known not to be the card
+    that makes the up card a blackjack (t): the player draws from the shoe less a
+    card that is not t. Of the N cards left, S_t of them t, the next is y with chance
+    S_y (N - 1 - S_t + [y = t]) / ((N - 1)(N - S_t)). Given the cards drawn so far
+    the hole card is still any non-t card left, so each draw is exact in turn."""
+    n = shoe.sum(axis=1)[:, None]
+    t = TEN if up == 1 else ACE if up == 10 else -1
+    if not peek or t < 0:
+        plain: np.ndarray = shoe / n
+        return plain
+    st = shoe[:, t][:, None]
+    left = n - 1 - st + (np.arange(10) == t)
+    cond: np.ndarray = shoe * left / np.maximum((n - 1) * (n - st), 1.0)
+    return cond
 
 
 class _Solver:
@@ -162,30 +200,30 @@ class _UpCard:
         self.r = solver.r
         self.h = solver.h
         self.up = up
-        dist, p_bj = dealer(shoe, up, self.r.h17)
-        self.p_bj = p_bj  # at a two-card composition: the round's chance of a dealer blackjack
-        self.draw = shoe / shoe.sum(axis=1)[:, None]  # (B, 10): the next card, per hand
-        self.sn = _stand_given_no_blackjack(dist, self.h.best)
+        self.odds = _odds(shoe, up, self.r, self.h.best)
+        # At a two-card composition: the round's chance of a dealer blackjack.
+        self.p_bj = self.odds.p_bj
+        self.draw = self.odds.draw
         after_up = solver.full.copy()
         after_up[up - 1] -= 1
         self.deal_w = _deal_weights(self.h, after_up)
         self.multiset_w = _multiset_weights(self.h, after_up)
         self.two = self.h.size == 2
 
-    def contexts(self) -> dict[str, tuple[np.ndarray, float, float]]:
+    def contexts(self, p_bj: np.ndarray) -> dict[str, tuple[np.ndarray, float, float]]:
         """Per context: (P(dealer blackjack) at each hand, what it takes of a stood hand,
         of a doubled one). The peek game conditions it away; without a peek the box's
         first hand and later split hands differ only under `enhc_loses = original`."""
         r = self.r
         if r.peek:
-            return {"first": (np.zeros_like(self.p_bj), 0.0, 0.0)}
+            return {"first": (np.zeros_like(p_bj), 0.0, 0.0)}
         if r.enhc_all:
-            return {"first": (self.p_bj, 1.0, 2.0)}
-        return {"first": (self.p_bj, 1.0, 1.0), "other": (self.p_bj, 0.0, 0.0)}
+            return {"first": (p_bj, 1.0, 2.0)}
+        return {"first": (p_bj, 1.0, 1.0), "other": (p_bj, 0.0, 0.0)}
 
     def run(self) -> tuple[float, dict[tuple[bool, int], str], dict[int, str]]:
         h = self.h
-        ctx = self.contexts()
+        ctx = self.contexts(self.p_bj)
         # Pass 1 decides hit/stand weighting each composition by its chance of being
         # drawn; pass 2 by how often the pass-1 strategy actually holds it.
         weights = self.multiset_w
@@ -193,9 +231,9 @@ class _UpCard:
             vals = self.values(ctx["first"], weights)
             cells = self.cells(vals)
             weights = self.reach(vals.hs, cells)
-        values = {name: self.values(c, weights, vals.hs) for name, c in ctx.items()}
-        first = values["first"]
-        other = values.get("other", first)
+        first = self.values(ctx["first"], weights, vals.hs)
+        # A split pair's hands are valued apart, from the shoe less the whole pair.
+        split = self.split_values(vals.hs)
         ev = 0.0
         pcells: dict[int, str] = {}
         self.dealt: dict[tuple[int, int], float] = {}  # each dealt hand's value (a <= b)
@@ -212,7 +250,7 @@ class _UpCard:
                 code = cells[key]
                 value = self.first_value(i, code, first)
                 if a == b:
-                    code, value = self.pair(a, i, code, value, cells, first, other)
+                    code, value = self.pair(a, i, code, value, cells, *split.get(a, (first, first)))
                     pcells[a] = code
                 self.dealt[(a, b)] = self.settle(value, pbj0)
                 ev += w * self.dealt[(a, b)]
@@ -238,16 +276,20 @@ class _UpCard:
         ctx: tuple[np.ndarray, float, float],
         weights: np.ndarray,
         fixed_hs: dict[tuple[bool, int], str] | None = None,
+        odds: Odds | None = None,
     ) -> Values:
-        """Stand, hit, double for every composition; hit or stand decided per total."""
+        """Stand, hit, double for every composition; hit or stand decided per total
+        (or as `fixed_hs` says). `odds`: from another shoe than the up card's own."""
         h = self.h
+        odds = odds or self.odds
+        draw = odds.draw
         pb, lose_stood, lose_doubled = ctx
-        stand = (1 - pb) * self.sn - pb * lose_stood
+        stand = (1 - pb) * odds.sn - pb * lose_stood
         child = h.child
         bust = child < 0
         safe = np.where(bust, 0, child)
-        doubled = (1 - pb) * 2 * self.sn - pb * lose_doubled
-        double = (self.draw * np.where(bust, -2.0, doubled[safe])).sum(axis=1)
+        doubled = (1 - pb) * 2 * odds.sn - pb * lose_doubled
+        double = (draw * np.where(bust, -2.0, doubled[safe])).sum(axis=1)
         value = np.zeros(len(stand))
         hit = np.zeros(len(stand))
         hs: dict[tuple[bool, int], str] = {}
@@ -256,7 +298,7 @@ class _UpCard:
             if not len(idx):
                 continue
             nxt = np.where(bust[idx], -1.0, value[safe[idx]])
-            hit[idx] = (self.draw[idx] * nxt).sum(axis=1)
+            hit[idx] = (draw[idx] * nxt).sum(axis=1)
             for soft in (False, True):
                 sel = idx[h.soft[idx] == soft]
                 if not len(sel):
@@ -344,6 +386,43 @@ class _UpCard:
         return float(vals.value[i])  # the total's hit or stand
 
     # ---------------------------------------------------------------------- pairs
+    def split_values(self, hs: dict[tuple[bool, int], str]) -> dict[int, tuple[Values, Values]]:
+        """Per pair value the strategy may split: (first, other) values of every hand
+        holding that value, from the shoe less the other half of the pair too.
+
+        Once a pair is split, every hand played from it is missing that card as well:
+        the other half is a known card out of the shoe, unlike the other hands' draws,
+        which leave the shoe as it was on average. One dealer pass for all values."""
+        r, h = self.r, self.h
+        values = [v for v in range(1, 11) if split_limit(r, v) >= 2 and (v != 10 or r.split_tens)]
+        if not values:
+            return {}
+        # Split aces take one card each: of theirs, only the two-card hands are played.
+        rows = [np.nonzero((h.counts[:, v - 1] >= 1) & (self.two | (v != 1)))[0] for v in values]
+        shoes = []
+        for v, idx in zip(values, rows, strict=True):
+            shoe = self.s.full - h.counts[idx]
+            shoe[:, self.up - 1] -= 1
+            shoe[:, v - 1] -= 1
+            shoes.append(np.maximum(shoe, 0.0))
+        stacked = _odds(
+            np.concatenate(shoes), self.up, r, np.concatenate([h.best[i] for i in rows])
+        )
+        out: dict[int, tuple[Values, Values]] = {}
+        start = 0
+        for v, idx in zip(values, rows, strict=True):
+            # Hands without the value are never reached from the pair: left at zero.
+            part = slice(start, start + len(idx))
+            start += len(idx)
+            draw = np.zeros((len(h.hard), 10))
+            p_bj, sn = np.zeros(len(h.hard)), np.zeros(len(h.hard))
+            draw[idx], p_bj[idx], sn[idx] = stacked.draw[part], stacked.p_bj[part], stacked.sn[part]
+            odds = Odds(draw, p_bj, sn)
+            ctx = self.contexts(p_bj)
+            vals = {name: self.values(c, self.multiset_w, hs, odds) for name, c in ctx.items()}
+            out[v] = (vals["first"], vals.get("other", vals["first"]))
+        return out
+
     def pair(
         self,
         v: int,
