@@ -95,8 +95,17 @@ def test_kill_9_at_twenty_random_moments(
     dealing = max(0.5, reference.seconds - 0.5)  # type: ignore[attr-defined]
     moments = random.Random(2024)
     kills = 0
+
+    def sessions() -> set[str]:
+        return {m.payload["session"] for m in sub.on("status")}
+
     while kills < KILLS:
+        seen = sessions()
         proc = start_sim(*args, log=log)
+        if kills % 5 == 4:
+            # Every fifth run is killed only once its session is on the broker (its will
+            # registered), so that some kills leave a "lost" however slow the start-up.
+            sub.wait_for(lambda seen=seen: bool(sessions() - seen), 60, "the session on the broker")
         time.sleep(moments.uniform(0.2, 0.4 + 1.6 * dealing / (KILLS + 5)))
         if proc.poll() is not None:
             break  # the run finished before this kill: too fast a machine
