@@ -12,8 +12,9 @@ out-of-fold benchmark (bench.vision_oof).
 Views are drawn once per design and seed (calibration.corner_samples) and
 kept in a cache (the project's cache folder, `$CROUPIER_CACHE_DIR` else
 `~/.cache/croupier`, as the compiled engine's builds; named by a digest of
-the code that draws them: a change to the views is never trained on stale
-ones) at the network's input size, so that the folds of the benchmark share
+the code that draws them and of the fonts the procedural decks are drawn
+from: a change to the views is never trained on stale ones) at the
+network's input size, so that the folds of the benchmark share
 them, and a later run, after a reboot too, draws none again (drawing every
 design's views takes some 25 minutes of a core).
 """
@@ -21,6 +22,7 @@ design's views takes some 25 minutes of a core).
 from __future__ import annotations
 
 import argparse
+import functools
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -32,6 +34,8 @@ import numpy.typing as npt
 
 from calibration.code_digest import code_digest
 from calibration.corner_samples import samples
+from calibration.deck_fonts import FontsMissing, fonts_digest, require_fonts
+from calibration.deck_suits import suit_fonts
 from calibration.designs import PROCEDURAL_SHARE, Design, design_deck, training_designs
 from drivers.vision.learned import (
     NET_H,
@@ -45,15 +49,24 @@ from sim.cache import cache_root
 
 # The code a view is drawn by: the views, the designs and the faces they
 # draw, the canonical corner and the ink's rank place the views are posed
-# by, the shrink to the network's input. (The fonts procedural decks are
-# drawn with are Debian's packages: not digested.)
+# by, the shrink to the network's input. The fonts procedural decks are
+# drawn with (Debian's packages) are named apart: bank_cache().
 _DRAWN_BY = ("calibration/corner_samples.py", "calibration/designs.py",
              "calibration/procedural_decks.py", "calibration/deck*.py", "sim/camera/decks.py",
              "drivers/vision/corner.py", "drivers/vision/index_poses.py",
              "drivers/vision/learned.py")
 
 
-CACHE = cache_root() / f"corner-banks-{code_digest(_DRAWN_BY)}"
+
+
+@functools.cache
+def bank_cache() -> Path:
+    """The folder of the views drawn by this code with this machine's fonts
+    (index fonts and suit fonts: which decks a seed draws)."""
+    fonts = fonts_digest(tuple(p for p, _ in suit_fonts()))
+    return cache_root() / f"corner-banks-{code_digest(_DRAWN_BY)}-{fonts}"
+
+
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 
@@ -69,9 +82,11 @@ def _bank_part(design: Design, n: int, seed: int) -> tuple[U8, I64, I64]:
     return xs, ranks, suits
 
 
-def bank(design: Design, n: int, seed: int, cache: Path = CACHE,
+def bank(design: Design, n: int, seed: int, cache: Path | None = None,
          workers: int = 2) -> tuple[U8, I64, I64]:
-    """n views of a design at the network's size, with their labels."""
+    """n views of a design at the network's size, with their labels (kept in
+    `cache`, else bank_cache())."""
+    cache = cache or bank_cache()
     path = cache / f"{design.name}-{seed}-{n}.npz"
     if path.is_file():
         with np.load(path) as z:
@@ -216,6 +231,8 @@ def views_of(design: Design, per_design: int) -> int:
 
 def training_set(designs: list[Design], per_design: int, seed: int
                  ) -> tuple[U8, I64, I64]:
+    if any(d.kind == "procedural" for d in designs):
+        require_fonts()
     parts = [bank(d, views_of(d, per_design), seed) for d in designs]
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))
@@ -234,7 +251,10 @@ def train_without(out: Path, families: tuple[str, ...], per_design: int, epochs:
     if unknown := [f for f in families if f not in known]:
         raise SystemExit(f"no design of the family {unknown[0]!r}")
     t0 = time.monotonic()
-    x, r, s = training_set(designs, per_design, seed)
+    try:
+        x, r, s = training_set(designs, per_design, seed)
+    except FontsMissing as e:
+        raise SystemExit(str(e)) from None
     if photos is not None:
         with np.load(photos) as z:
             x, r, s = (np.concatenate([x, z["x"]]), np.concatenate([r, z["rank"]]),
@@ -250,6 +270,7 @@ def train_without(out: Path, families: tuple[str, ...], per_design: int, epochs:
         "built_by": "calibration.corner_train", "designs": [d.name for d in designs],
         "left_out": list(families), "views_per_design": per_design, "epochs": epochs, "seed": seed,
         "photos": photos.name if photos else None, "went_on_from": init.name if init else None,
+        "views": bank_cache().name,
     })
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)", flush=True)
 

@@ -2,13 +2,20 @@
 
 Every TTF/OTF font under /usr/share/fonts (and fc-list's) with the glyphs
 0-9 A J Q K R D V, upright, not hairline, with lining figures, one font of
-each design (calibration/procedural_decks.py names the Debian packages).
-Glyphs are drawn with Pillow as ink masks.
+each design, from the Debian packages of FONT_PACKAGES. Glyphs are drawn
+with Pillow as ink masks.
+
+A procedural deck's font is picked from this machine's list, so the decks,
+and the views a network learns from, are only those documented where those
+packages are installed: `require_fonts` refuses to train without them (a
+machine with only DejaVu and Liberation has 19 usable fonts, not some 145),
+and `fonts_digest` names the views drawn with a font list.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import shutil
 import subprocess
@@ -27,6 +34,17 @@ BAD_STYLE = re.compile(
     r"(?i)(ital|oblique|slanted|hairline|thin|extralight|ultralight|outline|inverted|keyboard"
     r"|standard ?symbols)")
 RENDER = 192  # glyphs are rendered this large, then shrunk
+
+# Debian 12's font packages the procedural decks are drawn from (145 usable
+# index fonts with them all installed).
+FONT_PACKAGES = (
+    "fonts-dejavu", "fonts-liberation", "fonts-liberation2", "fonts-freefont-ttf",
+    "fonts-noto-core", "fonts-urw-base35", "fonts-crosextra-carlito", "fonts-crosextra-caladea",
+    "fonts-linuxlibertine", "fonts-ebgaramond", "fonts-roboto", "fonts-open-sans", "fonts-lato",
+    "fonts-cantarell", "fonts-firacode", "fonts-inconsolata", "fonts-texgyre", "fonts-cmu",
+    "fonts-oldstandard", "fonts-comic-neue", "fonts-bebas-neue")
+# Fewer usable fonts than this: the packages above are not all installed.
+MIN_FONTS = 120
 
 
 @functools.cache
@@ -113,3 +131,28 @@ def font_table() -> tuple[tuple[Path, str], ...]:
 def font_paths() -> list[Path]:
     """The usable index fonts on this machine (see `_usable`), sorted."""
     return [p for p, _ in font_table()]
+
+
+def fonts_digest(extra: tuple[Path, ...] = ()) -> str:
+    """8 hex digits naming this machine's usable index fonts (and `extra`
+    font files, e.g. the suit fonts): views drawn with another font list
+    are other views."""
+    h = hashlib.sha256()
+    for path in [p for p, _ in font_table()] + sorted(extra):
+        h.update(f"{path}\n".encode())
+    return h.hexdigest()[:8]
+
+
+class FontsMissing(RuntimeError):
+    """The machine lacks the fonts the procedural decks are documented with."""
+
+
+def require_fonts(minimum: int = MIN_FONTS) -> int:
+    """The number of usable index fonts; FontsMissing, naming the packages
+    to install, when there are fewer than `minimum`."""
+    have = len(font_table())
+    if have < minimum:
+        raise FontsMissing(
+            f"only {have} usable index fonts on this machine (the procedural decks are drawn "
+            f"from {minimum} or more): apt-get install {' '.join(FONT_PACKAGES)}")
+    return have

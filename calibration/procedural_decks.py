@@ -32,8 +32,8 @@ bottom-right one (sometimes in all four).
 
 Fonts: every TTF/OTF font under /usr/share/fonts (and fc-list's) with
 the glyphs 0-9 A J Q K R D V, upright, not hairline, with lining figures.
-The decks used in training come from these Debian font packages (Debian
-12), installed with:
+The decks used in training come from the Debian font packages (Debian 12)
+of calibration.deck_fonts.FONT_PACKAGES (145 usable fonts), installed with:
 
     apt-get install fonts-dejavu fonts-liberation fonts-liberation2 fonts-freefont-ttf \\
         fonts-noto-core fonts-urw-base35 fonts-crosextra-carlito fonts-crosextra-caladea \\

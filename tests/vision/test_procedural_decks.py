@@ -4,6 +4,8 @@ BGRA faces with their index in the corner."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,33 @@ def test_index_has_ink_in_the_top_left(decks: dict[int, dict[str, np.ndarray]]) 
             # the same ink, turned, in the bottom-right corner
             turned = face[h - y1 : h - y0, w - x1 : w - x0, :3].astype(np.float32).mean(axis=2)
             assert (turned < paper - 60).sum() >= 10, (seed, code)
+
+
+def test_training_refuses_a_machine_without_the_documented_fonts() -> None:
+    """The decks a seed draws depend on the fonts installed: with only
+    DejaVu and Liberation (19 fonts) every procedural deck is drawn from
+    those, so training refuses and names the packages to install."""
+    from calibration import deck_fonts
+
+    have = len(deck_fonts.font_table())
+    assert deck_fonts.require_fonts(minimum=have) == have
+    with pytest.raises(deck_fonts.FontsMissing) as refused:
+        deck_fonts.require_fonts(minimum=have + 1)
+    message = str(refused.value)
+    assert f"only {have} usable index fonts" in message
+    assert "apt-get install " + " ".join(deck_fonts.FONT_PACKAGES) in message
+
+
+def test_views_drawn_with_other_fonts_are_other_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache of training views is named by the font list as well as the
+    code: views drawn on a machine with fewer fonts are never taken for
+    views of the documented decks."""
+    from calibration import corner_train, deck_fonts
+
+    every = deck_fonts.font_table()
+    before = deck_fonts.fonts_digest()
+    assert corner_train.bank_cache().name.startswith("corner-banks-")
+    monkeypatch.setattr(deck_fonts, "font_table", lambda: every[:-1])
+    assert deck_fonts.fonts_digest() != before
+    # the suit fonts count too
+    assert deck_fonts.fonts_digest((Path("/usr/share/fonts/x.ttf"),)) != deck_fonts.fonts_digest()
