@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             "combine": args.combine,
             "members": [{"file": p.name, **{k: m.get(k) for k in
                                             ("designs", "left_out", "epochs", "seed", "photos",
-                                             "went_on_from", "recipe")}}
+                                             "went_on_from", "recipe", "views")}}
                         for p, m in zip(args.nets, metas, strict=True)],
             "left_out": sorted({f for m in metas for f in m.get("left_out", [])})}
     save(args.out, onnx, LearnedThresholds(), meta)

@@ -230,7 +230,14 @@ def _ink_view(face: Image, rng: np.random.Generator) -> View | None:
     x0, y0, _x1, y1 = (v / s for v in box)
     if y1 - y0 < 8:
         return None
-    scale = (y1 - y0 + 1) / INK_RANK_HEIGHT * float(np.exp(rng.uniform(-0.13, 0.13)))
+    return _posed_at_rank(x0, y0, y1 - y0 + 1, rng)
+
+
+def _posed_at_rank(x0: float, y0: float, height: float, rng: np.random.Generator) -> View:
+    """The corner the ink finder poses on a rank whose box has its top left
+    at (x0, y0) and is `height` high (canonical px): the rank at the
+    canonical rank's place and height, with the finder's errors."""
+    scale = height / INK_RANK_HEIGHT * float(np.exp(rng.uniform(-0.13, 0.13)))
     return View(x0 - INK_RANK_LEFT * scale + float(np.clip(rng.normal(0, 2.5), -6, 6)),
                 y0 - INK_RANK_TOP * scale + float(np.clip(rng.normal(0, 2.5), -6, 6)),
                 float(np.clip(rng.normal(0, 3.0), -8, 8)), scale)
@@ -260,11 +267,7 @@ def _blob_view(face: Image, rng: np.random.Generator) -> View | None:
         return None
     i = tall[int(rng.integers(0, len(tall)))]
     x0, y0 = stats[i, cv2.CC_STAT_LEFT] / s, stats[i, cv2.CC_STAT_TOP] / s
-    height = stats[i, cv2.CC_STAT_HEIGHT] / s
-    scale = height / INK_RANK_HEIGHT * float(np.exp(rng.uniform(-0.13, 0.13)))
-    return View(x0 - INK_RANK_LEFT * scale + float(np.clip(rng.normal(0, 2.5), -6, 6)),
-                y0 - INK_RANK_TOP * scale + float(np.clip(rng.normal(0, 2.5), -6, 6)),
-                float(np.clip(rng.normal(0, 3.0), -8, 8)), scale)
+    return _posed_at_rank(x0, y0, stats[i, cv2.CC_STAT_HEIGHT] / s, rng)
 
 
 # Where a corner placed from ink has its rank's middle, in the patch: a
