@@ -259,8 +259,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="the views (.npz)")
     parser.add_argument("--views", type=int, default=8, help="views of each corner")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--photos", type=Path, default=PHOTOS,
+                        help="the labelled photos (labels.csv, classes.txt; default: "
+                        "../shared/photos/phone-single-card beside the checkout)")
     args = parser.parse_args(argv)
-    x, r, s = bank(args.views, args.seed, load(args.check))
+    if not (args.photos / "labels.csv").is_file():
+        raise SystemExit(f"no labelled photos in {args.photos} (its labels.csv): give the "
+                         "folder with --photos")
+    x, r, s = bank(args.views, args.seed, load(args.check), args.photos)
     np.savez(args.out, x=x, rank=r, suit=s)
     print(f"{len(x)} views, {int((r != NOT_AN_INDEX).sum())} of indices, to {args.out}")
     return 0

@@ -4,8 +4,11 @@ split by card, and a corner labelled only where its index matches a box."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
-from calibration.photo_samples import NOT_AN_INDEX, _label, code, learnt
+import pytest
+
+from calibration.photo_samples import NOT_AN_INDEX, _label, code, learnt, main
 from drivers.vision.learned import RANKS, SUITS
 
 
@@ -37,3 +40,14 @@ def test_a_corner_is_labelled_by_the_box_its_index_matches() -> None:
     # A box of a back or a joker: no label.
     assert _label([(400.0, 400.0)], [(400, 400), (436, 400), (400, 480), (436, 480)],
                   boxes) is None
+
+
+def test_a_folder_without_labelled_photos_is_named(tmp_path: Path) -> None:
+    """Run from a checkout with no ../shared beside it, the photos' views
+    are refused with the folder looked in, not a traceback."""
+    with pytest.raises(SystemExit) as refused:
+        main(["--check", str(tmp_path / "net.onnx"), "--out", str(tmp_path / "v.npz"),
+              "--photos", str(tmp_path / "nowhere")])
+    assert str(refused.value) == (f"no labelled photos in {tmp_path / 'nowhere'} (its "
+                                  "labels.csv): give the folder with --photos")
+    assert not (tmp_path / "v.npz").exists()
