@@ -1,6 +1,6 @@
 """The card reader on real photos: every card of each photo, read or not.
 
-    python -m bench vision_photos [--photos DIR] [--calibration FILE] [--limit N]
+    python -m bench vision_photos [--photos DIR] [--calibration FILE | --model FILE] [--limit N]
 
 DIR holds photos and a `labels.csv` (`file,cards_present`: the photo's
 cards, space-separated, `10` for a ten; backs and jokers are not cards to
@@ -110,15 +110,28 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--photos", type=Path, default=PHOTOS)
     parser.add_argument("--calibration", type=Path)
+    parser.add_argument("--model", type=Path,
+                        help="a corner network file (and its .json: thresholds) in place of "
+                        "the shipped one, e.g. one trained to be weighed before it ships")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--every", type=int, default=1, help="read every Nth photo")
     parser.add_argument("--split", choices=("all", "held-out", "learnt"), default="held-out",
                         help="the photos of cards whose real photos were never learnt from "
                         "(calibration.photo_samples), those learnt from, or all")
     args = parser.parse_args(argv)
+    if args.calibration and args.model:
+        parser.error("--calibration names its own network: give one of it and --model")
     cv2.setNumThreads(1)
     model: Model
-    if args.calibration:
+    if args.model:
+        from drivers.vision.learned import ModelError
+        from drivers.vision.learned import load as load_network
+
+        try:
+            model = load_network(args.model)
+        except ModelError as exc:
+            raise SystemExit(str(exc)) from None
+    elif args.calibration:
         from drivers.vision.vision_file import load
 
         model = load(args.calibration).model()
