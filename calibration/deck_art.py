@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from PIL import ImageFont
 
@@ -9,6 +10,36 @@ from calibration.deck_design import FRENCH, RANKS, SS, DeckDesign
 from calibration.deck_fonts import F32, RENDER, ink_of, pil_font, text_mask
 from calibration.deck_paint import resize, stamp
 from calibration.deck_suits import SUIT_CHARS, SUIT_OUTLINE_CHARS, SUITS, outline_of, suit_shape
+
+
+def stroke_width(ink: F32) -> float:
+    """A glyph's stroke width, pixels: twice its area over its outline's
+    length (exact for a long thin stroke)."""
+    mask = (ink > 0.5).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    outline = sum(cv2.arcLength(c, True) for c in contours)
+    return 2.0 * float(mask.sum()) / max(outline, 1.0)
+
+
+def reweighted(glyphs: dict[str, F32], stroke: float) -> dict[str, F32]:
+    """The glyphs with their strokes `stroke` times as wide (the K's stroke
+    the measure), grown or thinned on both sides, each glyph on a canvas
+    grown to hold it."""
+    if abs(stroke - 1.0) < 0.05:
+        return glyphs
+    side = 0.5 * (stroke - 1.0) * stroke_width(glyphs["K"])
+    r = round(abs(side))
+    if r < 1:
+        return glyphs
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    out: dict[str, F32] = {}
+    for rank, ink in glyphs.items():
+        padded = cv2.copyMakeBorder(ink, r, r, r, r, cv2.BORDER_CONSTANT, value=0.0)
+        grown = cv2.dilate(padded, kernel) if side > 0 else cv2.erode(padded, kernel)
+        ys, xs = np.nonzero(grown > 0.02)
+        cut = grown[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1] if len(xs) else ink
+        out[rank] = np.ascontiguousarray(cut, np.float32)
+    return out
 
 
 class DeckArt:
@@ -26,11 +57,13 @@ class DeckArt:
         raw = {r: ink_of(text_mask(font, t))
                for r, t in self.rank_text.items() if r != "T"}
         raw["T"] = self._ten(font, raw)
+        raw = reweighted(raw, d.stroke)
         # one scale for every rank: the K (or R) is rank_h high
         ref = raw["K"].shape[0]
         scale = d.rank_h * SS / ref
         self.rank_ink = raw
-        self.rank_size = {r: (m.shape[1] * scale, m.shape[0] * scale) for r, m in raw.items()}
+        self.rank_size = {r: (m.shape[1] * scale * d.glyph_width, m.shape[0] * scale)
+                          for r, m in raw.items()}
         widest = max(w for r, (w, _) in self.rank_size.items() if r != "T")
         tw, th = self.rank_size["T"]
         if tw > d.ten_squeeze * widest:

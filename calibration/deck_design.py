@@ -71,6 +71,12 @@ class DeckDesign:
     noise: float
     texture: float
     art_seed: int
+    # The index glyphs drawn bolder or lighter than the font (its strokes
+    # this many times as wide) and narrower or wider (this many times): a
+    # deck's own lettering is seldom a font on this machine, and the fonts
+    # come in a few weights and widths only.
+    stroke: float = 1.0
+    glyph_width: float = 1.0
 
 
 def _choice(rng: np.random.Generator, items: Sequence[str], p: Sequence[float]) -> str:
@@ -184,6 +190,10 @@ def deck_design(seed: int) -> DeckDesign:
         noise=float(rng.uniform(0.0, 3.0)) if rng.random() < 0.6 else 0.0,
         texture=float(rng.uniform(0.0, 5.0)) if rng.random() < 0.4 else 0.0,
         art_seed=int(rng.integers(2**62)),
+        stroke=float(np.exp(rng.uniform(np.log(0.6), np.log(1.7)))) if rng.random() < 0.5
+        else 1.0,
+        glyph_width=float(np.exp(rng.uniform(np.log(0.72), np.log(1.3)))) if rng.random() < 0.5
+        else 1.0,
     )
 
 

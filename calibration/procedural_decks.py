@@ -16,7 +16,9 @@ numpy.random.default_rng(seed)): the card's shape (height/width 1.35-1.75,
 corner radius 0-8% of the width), its paper (white, cream, ivory, light
 grey; sometimes a fine texture and noise), a printed border line or frame,
 or a coloured outer margin; the index font (any font of `font_paths()`:
-its weights and condensed faces are fonts of the list), its size (8-20% of
+its weights and condensed faces are fonts of the list; in half the decks
+its strokes drawn 0.6-1.7 times as wide, in half its glyphs 0.72-1.3 times
+as wide, as a deck's own lettering seldom is a font here), its size (8-20% of
 the card's height for the rank), margins and layout (suit under the rank or
 beside it, smaller or as tall), the ten's two digits (tight, spaced, the
 font's own) and French letters (1 or A, R, D, V) in about 25% of decks;

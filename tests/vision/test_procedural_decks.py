@@ -122,3 +122,26 @@ def test_views_drawn_with_other_fonts_are_other_views(monkeypatch: pytest.Monkey
     assert deck_fonts.fonts_digest() != before
     # the suit fonts count too
     assert deck_fonts.fonts_digest((Path("/usr/share/fonts/x.ttf"),)) != deck_fonts.fonts_digest()
+
+
+def test_a_decks_index_glyphs_are_drawn_bolder_lighter_narrower_or_wider() -> None:
+    """Real decks letter their indices in weights and widths no installed
+    font has: a deck may draw its font's strokes 0.6-1.7 times as wide, and
+    its glyphs 0.72-1.3 times as wide."""
+    from calibration.deck_art import reweighted, stroke_width
+
+    bar = np.zeros((100, 60), np.float32)
+    bar[:, 20:30] = 1.0  # a stroke 10 pixels wide
+    assert abs(stroke_width(bar) - 10.0) < 1.5
+    bolder = reweighted({"K": bar}, 1.6)["K"]
+    lighter = reweighted({"K": bar}, 0.6)["K"]
+    assert abs(stroke_width(bolder) - 16.0) < 2.0
+    assert abs(stroke_width(lighter) - 6.0) < 1.5
+    assert reweighted({"K": bar}, 1.0)["K"] is bar
+    designs = [pd.deck_design(seed) for seed in range(60)]
+    strokes = [d.stroke for d in designs]
+    widths = [d.glyph_width for d in designs]
+    assert all(0.6 <= s <= 1.7 for s in strokes) and all(0.72 <= w <= 1.3 for w in widths)
+    assert 15 <= sum(s != 1.0 for s in strokes) <= 45  # about half the decks
+    assert min(strokes) < 0.8 and max(strokes) > 1.4
+    assert 15 <= sum(w != 1.0 for w in widths) <= 45
