@@ -57,8 +57,6 @@ _DRAWN_BY = ("calibration/corner_samples.py", "calibration/designs.py",
              "drivers/vision/learned.py")
 
 
-
-
 @functools.cache
 def bank_cache() -> Path:
     """The folder of the views drawn by this code with this machine's fonts
