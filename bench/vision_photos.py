@@ -1,6 +1,7 @@
 """The card reader on real photos: every card of each photo, read or not.
 
     python -m bench vision_photos [--photos DIR] [--calibration FILE | --model FILE] [--limit N]
+                                  [--missed]
 
 DIR holds photos and a `labels.csv` (`file,cards_present`: the photo's
 cards, space-separated, `10` for a ten; backs and jokers are not cards to
@@ -65,6 +66,7 @@ class PhotoTally:
     misread: int = 0
     times: list[float] = field(default_factory=list)
     misreads: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         t = np.array(self.times) * 1000.0
@@ -102,6 +104,7 @@ def run(folder: Path, model: Model, limit: int | None = None,
         wrong = got - truth[name]
         tally.misread += len(wrong)
         tally.misreads += [f"{name}: {w} (holds {' '.join(sorted(truth[name]))})" for w in wrong]
+        tally.missed += [f"{name}: {c}" for c in sorted(truth[name] - got)]
     return tally
 
 
@@ -115,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                         "the shipped one, e.g. one trained to be weighed before it ships")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--every", type=int, default=1, help="read every Nth photo")
+    parser.add_argument("--missed", action="store_true",
+                        help="also list each card of a photo that was not read")
     parser.add_argument("--split", choices=("all", "held-out", "learnt"), default="held-out",
                         help="the photos of cards whose real photos were never learnt from "
                         "(calibration.photo_samples), those learnt from, or all")
@@ -143,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     print(tally.line())
     for m in tally.misreads[:20]:
         print("  misread", m)
+    for m in tally.missed if args.missed else []:
+        print("  missed", m)
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -171,3 +172,20 @@ def test_frame_mode_is_tuned_on_what_it_gathers() -> None:
     agree = _scene("AS", [(7, "AS", 0.95, 0.95, "outline"), (7, "AS", 0.93, 0.95, "outline")],
                    whole={7: 100.0})
     assert frame_outcome([agree], lax, lax) == (1, 0)
+
+
+def test_the_photo_bench_accounts_for_every_card_of_a_photo() -> None:
+    """bench.vision_photos on real photos (tests/data/photos): each card a
+    photo holds is read or listed as missed, and the misses name it."""
+    from bench.vision_photos import labels
+    from bench.vision_photos import run as run_photos
+    from drivers.vision.learned import learned_model
+
+    folder = Path(__file__).resolve().parents[1] / "data" / "photos"
+    truth = labels(folder)
+    tally = run_photos(folder, learned_model(), limit=6, split="all")
+    assert tally.photos == 6 and len(tally.times) == 6
+    assert tally.right + len(tally.missed) == tally.cards
+    for miss in tally.missed:
+        name, card = miss.split(": ")
+        assert card in truth[name]
