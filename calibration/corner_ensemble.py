@@ -51,11 +51,14 @@ def _renamed(model: Any, prefix: str) -> tuple[list[Any], list[Any]]:
     return nodes, inits
 
 
-def merge(nets: list[bytes], half: bool = True, combine: str = "mean") -> bytes:
+def merge(nets: list[bytes], half: bool = True, combine: str = "mean",
+          int8: bool = False) -> bytes:
     """One ONNX graph reading `patch` into each network: `p` their
     probabilities combined (COMBINE), `embedding` their features
     concatenated. `half`: float weights stored as float16, each cast back to
-    float32 in the graph."""
+    float32 in the graph; `int8`: stored as int8, a scale for each slice
+    along the first axis, made float32 again in the graph (half the size
+    of float16: room for more members within the model's size budget)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -78,7 +81,15 @@ def merge(nets: list[bytes], half: bool = True, combine: str = "mean") -> bytes:
         got_nodes, got_inits = _renamed(model, f"n{k}/")
         nodes += got_nodes
         for name, arr in got_inits:
-            if half and arr.dtype == np.float32 and arr.size > 64:
+            if int8 and arr.dtype == np.float32 and arr.size > 64:
+                q, scale = _int8(arr)
+                inits += [numpy_helper.from_array(q, name + "/int8"),
+                          numpy_helper.from_array(scale, name + "/scale")]
+                casts += [helper.make_node("Cast", [name + "/int8"], [name + "/unscaled"],
+                                           to=TensorProto.FLOAT, name=name + "/cast"),
+                          helper.make_node("Mul", [name + "/unscaled", name + "/scale"], [name],
+                                           name=name + "/scaled")]
+            elif half and arr.dtype == np.float32 and arr.size > 64:
                 inits.append(numpy_helper.from_array(arr.astype(np.float16), name + "/half"))
                 casts.append(helper.make_node("Cast", [name + "/half"], [name],
                                               to=TensorProto.FLOAT, name=name + "/cast"))
@@ -97,6 +108,17 @@ def merge(nets: list[bytes], half: bool = True, combine: str = "mean") -> bytes:
     model.ir_version = first.ir_version
     onnx.checker.check_model(model)
     return bytes(model.SerializeToString())
+
+
+def _int8(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weights as int8 and the float32 scale of each slice along the first
+    axis (a convolution's output channel, a dense layer's input row), so
+    that q * scale is within half a step of each weight."""
+    axes = tuple(range(1, arr.ndim))
+    top = np.abs(arr).max(axis=axes, keepdims=True) if axes else np.abs(arr).max()
+    scale = (np.maximum(top, 1e-12) / 127.0).astype(np.float32)
+    q = np.clip(np.round(arr / scale), -127, 127).astype(np.int8)
+    return q, np.asarray(scale, np.float32)
 
 
 # How the members' probabilities become one: "mean" (each class's mean);
@@ -155,8 +177,9 @@ def _combined(probs: list[str], combine: str, inits: list[Any]) -> list[Any]:
 
 def recombined(raw: bytes, combine: str) -> bytes:
     """A merged graph (merge) with its members' probabilities combined
-    otherwise: the members are kept as they are (their weights, float16
-    or not), only the nodes after their `p` are made again."""
+    otherwise: the members are kept as they are (their weights as stored:
+    float32, float16 or int8), only the nodes after their `p` are made
+    again."""
     import onnx
 
     model = onnx.load_from_string(raw)
@@ -189,7 +212,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="corner networks (.onnx, each with .json); one merged graph alone: "
                     "its members combined anew by --combine")
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--float32", action="store_true", help="keep the weights as float32")
+    store = ap.add_mutually_exclusive_group()
+    store.add_argument("--float32", action="store_true", help="keep the weights as float32")
+    store.add_argument("--int8", action="store_true",
+                       help="keep the weights as int8 with a scale each (float16 by default)")
     ap.add_argument("--combine", choices=COMBINE, default="mean",
                     help="how the members' probabilities are combined")
     args = ap.parse_args(argv)
@@ -206,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
             return 0
         onnx = merge([p.read_bytes() for p in args.nets], half=not args.float32,
-                     combine=args.combine)
+                     combine=args.combine, int8=args.int8)
     except (OSError, ValueError) as exc:  # a missing file, bad JSON, not a corner network
         raise SystemExit(f"corner_ensemble: {exc}") from exc
     meta: dict[str, object] = {"built_by": "calibration.corner_ensemble",

@@ -108,6 +108,24 @@ def test_a_merged_graph_is_combined_anew_without_its_members_files() -> None:
         recombined(a, "min")
 
 
+def test_int8_weights_take_half_the_room_and_read_as_the_members_do() -> None:
+    """Weights kept as int8 with a scale each: the graph is about half the
+    size of float16's (room for more members within the model's size
+    budget), reads within a hundredth of the members' float32 mean, and can
+    be combined anew like any merged graph."""
+    a, b, c = member(1), member(2), member(3)
+    x = np.random.default_rng(4).normal(size=(6, 3, NET_H, NET_W)).astype(np.float32)
+    exact, exact_emb = outputs(merge([a, b, c], half=False), x)
+    small = merge([a, b, c], int8=True)
+    p, emb = outputs(small, x)
+    assert np.abs(p - exact).max() < 1e-2
+    assert np.abs(emb - exact_emb).max() < 2e-2 * np.abs(exact_emb).max()
+    assert len(small) < 0.6 * len(merge([a, b, c]))
+    got, _ = outputs(recombined(small, "geometric"), x)
+    want, _ = outputs(merge([a, b, c], combine="geometric", int8=True), x)
+    assert np.abs(got - want).max() < 1e-6
+
+
 def test_the_reader_runs_an_ensemble_as_one_network() -> None:
     reader = LearnedReader(merge([member(1), member(2)]))
     assert reader.embedding == 2 * FEATURES
