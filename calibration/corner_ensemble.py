@@ -81,7 +81,8 @@ def merge(nets: list[bytes], half: bool = True, combine: str = "mean",
         got_nodes, got_inits = _renamed(model, f"n{k}/")
         nodes += got_nodes
         for name, arr in got_inits:
-            if int8 and arr.dtype == np.float32 and arr.size > 64:
+            stored = arr.dtype == np.float32 and arr.size > 64  # weights, not small constants
+            if stored and int8:
                 q, scale = _int8(arr)
                 inits += [numpy_helper.from_array(q, name + "/int8"),
                           numpy_helper.from_array(scale, name + "/scale")]
@@ -89,7 +90,7 @@ def merge(nets: list[bytes], half: bool = True, combine: str = "mean",
                                            to=TensorProto.FLOAT, name=name + "/cast"),
                           helper.make_node("Mul", [name + "/unscaled", name + "/scale"], [name],
                                            name=name + "/scaled")]
-            elif half and arr.dtype == np.float32 and arr.size > 64:
+            elif stored and half:
                 inits.append(numpy_helper.from_array(arr.astype(np.float16), name + "/half"))
                 casts.append(helper.make_node("Cast", [name + "/half"], [name],
                                               to=TensorProto.FLOAT, name=name + "/cast"))
@@ -219,6 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--combine", choices=COMBINE, default="mean",
                     help="how the members' probabilities are combined")
     args = ap.parse_args(argv)
+    if len(args.nets) == 1 and (args.float32 or args.int8):
+        # The members' weights are stored once, as they are merged.
+        ap.error("--float32 and --int8 apply to members being merged; a merged graph "
+                 "alone keeps its weights as they are stored")
     try:
         metas = [json.loads(p.with_suffix(".json").read_text()) for p in args.nets]
         if len(args.nets) == 1:

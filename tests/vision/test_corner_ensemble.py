@@ -4,13 +4,15 @@ averaged."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from calibration.corner_ensemble import merge, recombined
+from calibration.corner_ensemble import main, merge, recombined
 from drivers.vision.learned import MODEL_PATH, NET_H, NET_W, LearnedReader
 
 FEATURES = 24
@@ -124,6 +126,20 @@ def test_int8_weights_take_half_the_room_and_read_as_the_members_do() -> None:
     got, _ = outputs(recombined(small, "geometric"), x)
     want, _ = outputs(merge([a, b, c], combine="geometric", int8=True), x)
     assert np.abs(got - want).max() < 1e-6
+
+
+def test_a_merged_graph_alone_refuses_a_weight_storage(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Made again from one merged graph, the members' weights stay as they
+    were stored: asking for int8 or float32 there is refused, not ignored."""
+    merged = tmp_path / "merged.onnx"
+    merged.write_bytes(merge([member(1), member(2)]))
+    merged.with_suffix(".json").write_text("{}")
+    for flag in ("--int8", "--float32"):
+        with pytest.raises(SystemExit):
+            main([str(merged), "--out", str(tmp_path / "again.onnx"), flag])
+        assert "a merged graph alone keeps its weights" in capsys.readouterr().err
+    assert not (tmp_path / "again.onnx").exists()
 
 
 def test_the_reader_runs_an_ensemble_as_one_network() -> None:
