@@ -7,7 +7,8 @@ import sys
 
 BENCHMARKS = (
     "engine", "vision", "vision_tail", "service", "drivers", "soak",
-    "surveillance", "vision_photos", "vision_oof", "vision_adapt", "pace", "fuzz", "storage",
+    "surveillance", "vision_photos", "vision_oof", "vision_unseen", "vision_adapt", "pace", "fuzz",
+    "storage",
     "edge",
     "floor",
 )

@@ -82,6 +82,7 @@ class Count:
     right: int = 0
     misread: int = 0
     refused: int = 0
+    wrong: list[str] = field(default_factory=list)  # each misread, "truth as read"
 
     def add(self, truth: str, got: str | None) -> None:
         if got is None:
@@ -90,6 +91,7 @@ class Count:
             self.right += 1
         else:
             self.misread += 1
+            self.wrong.append(f"{truth} as {got}")
 
     def cell(self) -> str:
         n = self.right + self.misread + self.refused

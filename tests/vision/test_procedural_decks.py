@@ -145,3 +145,16 @@ def test_a_decks_index_glyphs_are_drawn_bolder_lighter_narrower_or_wider() -> No
     assert 15 <= sum(s != 1.0 for s in strokes) <= 45  # about half the decks
     assert min(strokes) < 0.8 and max(strokes) > 1.4
     assert 15 <= sum(w != 1.0 for w in widths) <= 45
+
+
+def test_no_deck_kept_for_judging_is_learnt_from() -> None:
+    """bench vision_unseen judges the reader on procedural decks no network
+    learnt from: their seeds are past every seed training draws."""
+    from bench.vision_unseen import judged_designs
+    from calibration.designs import PROCEDURAL_JUDGED, training_designs
+
+    learnt = {d.name for d in training_designs()}
+    judged = {d.name for d in judged_designs(len(PROCEDURAL_JUDGED))}
+    assert len(judged) == len(PROCEDURAL_JUDGED) and not judged & learnt
+    with pytest.raises(SystemExit, match="at most"):
+        judged_designs(len(PROCEDURAL_JUDGED) + 1)
