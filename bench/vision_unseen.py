@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import time
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 import cv2
@@ -74,13 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibrated", action="store_true",
                         help="each deck calibrated from its 52 faces first")
     args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
     load(args.model)  # a model that cannot be read stops here, once
     designs = judged_designs(args.decks)
     t0 = time.monotonic()
     total = Count()
     per: list[tuple[str, Count]] = []
     refusals: list[str] = []
-    with ProcessPoolExecutor(max(1, args.jobs)) as pool:
+    # Spawned, not forked: a child forked from a process whose OpenCV had
+    # started its threads (the model loaded above) hung at its first read.
+    with ProcessPoolExecutor(max(1, args.jobs), mp_context=get_context("spawn")) as pool:
         counts = pool.map(dealt, [args.model] * len(designs), designs,
                           [args.seed] * len(designs), [args.calibrated] * len(designs))
         for design, (count, refused) in zip(designs, counts, strict=True):
