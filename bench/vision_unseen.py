@@ -32,13 +32,14 @@ from bench.vision_oof import Count, shoe
 from calibration.adapt import AdaptError, adapt
 from calibration.deck_design import deck_design
 from calibration.designs import PROCEDURAL_JUDGED, Design, design_deck
-from drivers.vision.learned import MODEL_PATH, LearnedReader, load
+from drivers.vision.learned import MODEL_PATH, LearnedReader, ModelError, load
 
 
 def judged_designs(decks: int) -> list[Design]:
     """The first `decks` procedural designs kept for judging."""
-    if decks > len(PROCEDURAL_JUDGED):
-        raise SystemExit(f"at most {len(PROCEDURAL_JUDGED)} decks are kept for judging")
+    if not 1 <= decks <= len(PROCEDURAL_JUDGED):
+        raise SystemExit(f"--decks {decks}: from 1 to {len(PROCEDURAL_JUDGED)} decks are kept "
+                         "for judging")
     return [Design(f"proc-{s}", "procedural", str(s)) for s in PROCEDURAL_JUDGED[:decks]]
 
 
@@ -76,7 +77,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="each deck calibrated from its 52 faces first")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    load(args.model)  # a model that cannot be read stops here, once
+    try:
+        load(args.model)  # a model that cannot be read stops here, once
+    except ModelError as exc:
+        raise SystemExit(str(exc)) from None
     designs = judged_designs(args.decks)
     t0 = time.monotonic()
     total = Count()

@@ -156,5 +156,6 @@ def test_no_deck_kept_for_judging_is_learnt_from() -> None:
     learnt = {d.name for d in training_designs()}
     judged = {d.name for d in judged_designs(len(PROCEDURAL_JUDGED))}
     assert len(judged) == len(PROCEDURAL_JUDGED) and not judged & learnt
-    with pytest.raises(SystemExit, match="at most"):
-        judged_designs(len(PROCEDURAL_JUDGED) + 1)
+    for wrong in (0, -1, len(PROCEDURAL_JUDGED) + 1):
+        with pytest.raises(SystemExit, match=rf"--decks {wrong}: from 1 to"):
+            judged_designs(wrong)
